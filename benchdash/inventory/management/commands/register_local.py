@@ -1,0 +1,6 @@
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    def handle(self, *args: object, **options: object) -> None:
+        pass

@@ -1,0 +1,116 @@
+"""What we run on: hosts (servers reached by SSH, or the worker's own machine) and builds."""
+
+import re
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+LOCAL_HOST_NAME = "local"
+
+
+class Host(models.Model):
+    """A server under test or a pgbench client. The host named `local` is the worker itself."""
+
+    name = models.SlugField(_("name"), max_length=64, unique=True)
+    address = models.CharField(_("address"), max_length=255, blank=True)
+    port = models.PositiveIntegerField(_("SSH port"), default=22)
+    username = models.CharField(_("SSH user"), max_length=64, blank=True)
+    key_path = models.CharField(
+        _("private key file"),
+        max_length=500,
+        blank=True,
+        help_text=_(
+            "Path of the SSH private key on the worker's machine (the key is never stored)."
+        ),
+    )
+    host_key = models.TextField(
+        _("pinned host key"),
+        blank=True,
+        help_text=_(
+            "The server's public host key, e.g. 'ssh-ed25519 AAAA...'. Unknown keys are refused."
+        ),
+    )
+    work_dir = models.CharField(_("work directory"), max_length=500, default="/tmp/benchdash")
+    facts = models.JSONField(_("facts"), default=dict, blank=True)
+    facts_updated_at = models.DateTimeField(_("facts updated"), null=True, blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("host")
+        verbose_name_plural = _("hosts")
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_local(self) -> bool:
+        return self.name == LOCAL_HOST_NAME
+
+    @property
+    def cpu_summary(self) -> str:
+        facts = self.facts or {}
+        model = facts.get("cpu_model", "")
+        threads = facts.get("cpu_threads")
+        return f"{model} ({threads} threads)" if model and threads else model
+
+
+_VERSION_RE = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?")
+
+
+def version_sort_key(version: str) -> int:
+    """'9.4.3' -> 90403, '13.4' -> 130004, '14.0' -> 140000: sorts across the 10.0 numbering change."""
+    match = _VERSION_RE.search(version)
+    if not match:
+        return 0
+    major, minor, patch = (int(part) if part else 0 for part in match.groups())
+    if major >= 10:
+        return major * 10000 + minor
+    return major * 10000 + minor * 100 + patch
+
+
+def major_version(version: str) -> str:
+    """'9.4.3' -> '9.4', '13.4' -> '13'."""
+    key = version_sort_key(version)
+    major = key // 10000
+    return f"{major}.{key % 10000 // 100}" if major < 10 else str(major)
+
+
+class Build(models.Model):
+    """One PostgreSQL build and how it gets onto a target."""
+
+    class Kind(models.TextChoices):
+        INSTALLED = "installed", _("installed bin directory")
+        ARCHIVE = "archive", _("binary archive")
+        SOURCE = "source", _("source build")
+        PUBLISHED = "published", _("published figure only")
+
+    name = models.CharField(_("name"), max_length=100, unique=True)
+    version = models.CharField(_("version"), max_length=40)
+    version_sort = models.PositiveIntegerField(_("version order"), default=0, editable=False)
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    bin_dir = models.CharField(_("bin directory"), max_length=500, blank=True)
+    archive_path = models.CharField(_("archive file"), max_length=500, blank=True)
+    archive_integrity = models.CharField(_("archive integrity"), max_length=200, blank=True)
+    source_url = models.CharField(_("source tarball or git URL"), max_length=500, blank=True)
+    git_ref = models.CharField(_("git ref"), max_length=100, blank=True)
+    configure_flags = models.CharField(_("configure flags"), max_length=500, blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-version_sort", "name"]
+        verbose_name = _("build")
+        verbose_name_plural = _("builds")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        self.version_sort = version_sort_key(self.version)
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+    @property
+    def major(self) -> str:
+        return major_version(self.version)

@@ -1,0 +1,326 @@
+"""What we run and what came out: scenarios, study presets, studies, trials and their raw files."""
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from benchdash.inventory.models import Build, Host
+
+
+class Scenario(models.Model):
+    """A pgbench workload together with the procedure around it."""
+
+    class Builtin(models.TextChoices):
+        NONE = "", _("custom script")
+        TPCB = "tpcb-like", _("TPC-B (sort of)")
+        SELECT_ONLY = "select-only", _("select only")
+        SIMPLE_UPDATE = "simple-update", _("simple update")
+
+    class Reset(models.TextChoices):
+        ONCE = "once", _("once per study")
+        ROUND = "round", _("every round")
+        TRIAL = "trial", _("every trial")
+
+    class Protocol(models.TextChoices):
+        SIMPLE = "simple", _("simple")
+        EXTENDED = "extended", _("extended")
+        PREPARED = "prepared", _("prepared")
+
+    class ThreadRule(models.TextChoices):
+        HALF = "half", _("clients / 2 (at least 1)")
+        ONE = "one", _("1")
+        SAME = "same", _("same as clients")
+
+    slug = models.SlugField(_("slug"), max_length=64, unique=True)
+    name = models.CharField(_("name"), max_length=200)
+    description = models.TextField(_("description"), blank=True)
+    builtin = models.CharField(
+        _("built-in script"), max_length=20, choices=Builtin.choices, blank=True
+    )
+    script = models.TextField(_("custom script"), blank=True)
+    scale = models.PositiveIntegerField(_("default scale"), default=1)
+    fillfactor = models.PositiveSmallIntegerField(_("fillfactor"), null=True, blank=True)
+    reset = models.CharField(
+        _("data reset"), max_length=8, choices=Reset.choices, default=Reset.ONCE
+    )
+    prewarm = models.BooleanField(_("prewarm with pg_prewarm"), default=True)
+    checkpoint_vacuum = models.BooleanField(
+        _("checkpoint and vacuum after each run"), default=False
+    )
+    protocol = models.CharField(
+        _("query mode"), max_length=10, choices=Protocol.choices, default=Protocol.SIMPLE
+    )
+    thread_rule = models.CharField(
+        _("threads"), max_length=8, choices=ThreadRule.choices, default=ThreadRule.HALF
+    )
+    source = models.CharField(_("source"), max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["slug"]
+        verbose_name = _("scenario")
+        verbose_name_plural = _("scenarios")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def threads_for(self, clients: int) -> int:
+        if self.thread_rule == self.ThreadRule.ONE:
+            return 1
+        if self.thread_rule == self.ThreadRule.SAME:
+            return clients
+        return max(1, clients // 2)
+
+
+class StudyPreset(models.Model):
+    """A ready-made study design from the seeds: scenarios, client ladder, settings."""
+
+    slug = models.SlugField(_("slug"), max_length=64, unique=True)
+    name = models.CharField(_("name"), max_length=200)
+    scenarios = models.ManyToManyField(Scenario, verbose_name=_("scenarios"))
+    client_levels = ArrayField(models.PositiveIntegerField(), verbose_name=_("client levels"))
+    repetitions = models.PositiveSmallIntegerField(_("repetitions"), default=3)
+    duration_s = models.PositiveIntegerField(_("duration (s)"), default=60)
+    scale = models.PositiveIntegerField(_("scale"), default=2000)
+    pg_settings = models.JSONField(_("postgresql.conf settings"), default=dict, blank=True)
+    source = models.CharField(_("source"), max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["slug"]
+        verbose_name = _("study preset")
+        verbose_name_plural = _("study presets")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Statistic(models.TextChoices):
+    MEDIAN = "median", _("median")
+    MEAN = "mean", _("mean")
+    RELATIVE = "relative", _("relative (baseline = 100)")
+
+
+class Study(models.Model):
+    """One experiment: builds compared on one DB host, or a published set of figures.
+
+    Status:  DRAFT -> QUEUED -> RUNNING -> DONE | FAILED | CANCELLED;  imported: PUBLISHED.
+    """
+
+    class Kind(models.TextChoices):
+        MEASURED = "measured", _("measured here")
+        PUBLISHED = "published", _("published")
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("draft")
+        QUEUED = "queued", _("queued")
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
+        CANCELLED = "cancelled", _("cancelled")
+        PUBLISHED = "published", _("published")
+
+    title = models.CharField(_("title"), max_length=300)
+    year = models.PositiveSmallIntegerField(_("year"))
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices, default=Kind.MEASURED)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT
+    )
+    source = models.TextField(_("source"), blank=True)
+    hardware = models.CharField(_("hardware"), max_length=300, blank=True)
+    os = models.CharField(_("OS"), max_length=200, blank=True)
+    statistic = models.CharField(
+        _("statistic"), max_length=10, choices=Statistic.choices, default=Statistic.MEDIAN
+    )
+    db_host = models.ForeignKey(
+        Host,
+        verbose_name=_("DB host"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="db_studies",
+    )
+    client_host = models.ForeignKey(
+        Host,
+        verbose_name=_("pgbench host"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="client_studies",
+    )
+    builds = models.ManyToManyField(Build, verbose_name=_("builds"), related_name="studies")
+    baseline = models.ForeignKey(
+        Build,
+        verbose_name=_("baseline build"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    scenarios = models.ManyToManyField(
+        Scenario, verbose_name=_("scenarios"), related_name="studies"
+    )
+    client_levels = ArrayField(
+        models.PositiveIntegerField(), verbose_name=_("client levels"), default=list
+    )
+    repetitions = models.PositiveSmallIntegerField(_("repetitions"), default=3)
+    duration_s = models.PositiveIntegerField(_("duration (s)"), default=60)
+    scale = models.PositiveIntegerField(_("scale"), default=1)
+    fillfactor = models.PositiveSmallIntegerField(_("fillfactor"), null=True, blank=True)
+    pg_settings = models.JSONField(_("postgresql.conf settings"), default=dict, blank=True)
+    collect_sar = models.BooleanField(_("collect sar"), default=True)
+    collect_perf = models.BooleanField(_("collect perf"), default=False)
+    collect_wait_events = models.BooleanField(_("sample wait events"), default=True)
+    seed = models.BigIntegerField(_("random seed"), default=0)
+    import_key = models.CharField(max_length=64, unique=True, null=True, blank=True, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+
+    class Meta:
+        ordering = ["-year", "-created_at"]
+        verbose_name = _("study")
+        verbose_name_plural = _("studies")
+        indexes = [models.Index(fields=["status"], name="study_status_idx")]  # beat's orphan scan
+
+    def __str__(self) -> str:
+        return f"{self.year} {self.title}"
+
+    @property
+    def is_published(self) -> bool:
+        return self.kind == self.Kind.PUBLISHED
+
+
+class Trial(models.Model):
+    """One pgbench run, or one published figure (published=True).
+
+    Status:  PENDING -> RUNNING -> SUCCEEDED | FAILED;  PENDING | RUNNING -> CANCELLED;
+             RUNNING -> PENDING when a lost run is put back (attempts counts the tries).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        RUNNING = "running", _("running")
+        SUCCEEDED = "succeeded", _("succeeded")
+        FAILED = "failed", _("failed")
+        CANCELLED = "cancelled", _("cancelled")
+
+    study = models.ForeignKey(
+        Study, verbose_name=_("study"), on_delete=models.CASCADE, related_name="trials"
+    )
+    build = models.ForeignKey(
+        Build, verbose_name=_("build"), on_delete=models.PROTECT, related_name="trials"
+    )
+    scenario = models.ForeignKey(
+        Scenario, verbose_name=_("scenario"), on_delete=models.PROTECT, related_name="trials"
+    )
+    host = models.ForeignKey(
+        Host,
+        verbose_name=_("DB host"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="trials",
+    )
+    clients = models.PositiveIntegerField(_("clients"))
+    threads = models.PositiveIntegerField(_("threads"), default=1)
+    repetition = models.PositiveSmallIntegerField(_("repetition"), default=1)
+    position = models.PositiveIntegerField(_("order"), default=0)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.PENDING
+    )
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    published = models.BooleanField(_("published figure"), default=False)
+    statistic = models.CharField(
+        _("statistic"), max_length=10, choices=Statistic.choices, default=Statistic.MEDIAN
+    )
+    tps = models.FloatField(_("TPS"), null=True, blank=True)
+    tps_including_connections = models.FloatField(_("TPS incl. connections"), null=True, blank=True)
+    latency_avg_ms = models.FloatField(_("latency avg (ms)"), null=True, blank=True)
+    latency_stddev_ms = models.FloatField(_("latency stddev (ms)"), null=True, blank=True)
+    transactions = models.BigIntegerField(_("transactions"), null=True, blank=True)
+    failed_transactions = models.BigIntegerField(_("failed transactions"), null=True, blank=True)
+    command = models.TextField(_("command"), blank=True)
+    pgbench_version = models.CharField(_("pgbench version"), max_length=40, blank=True)
+    server_version = models.CharField(_("server version"), max_length=40, blank=True)
+    server_settings = models.JSONField(_("server settings"), default=dict, blank=True)
+    host_facts = models.JSONField(_("host facts"), default=dict, blank=True)
+    worker = models.CharField(_("worker"), max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(_("heartbeat"), null=True, blank=True)
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    error = models.TextField(_("error"), blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+    import_key = models.CharField(max_length=64, unique=True, null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["study", "position"]
+        verbose_name = _("trial")
+        verbose_name_plural = _("trials")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "build", "scenario", "clients", "repetition"],
+                condition=Q(published=False),
+                name="trial_unique_measured_point",
+            ),
+            models.UniqueConstraint(
+                fields=["study", "position"],
+                condition=Q(published=False),
+                name="trial_unique_position",
+            ),
+            # The database, not the broker, keeps one DB host to one running trial.
+            models.UniqueConstraint(
+                fields=["host"], condition=Q(status="running"), name="trial_one_running_per_host"
+            ),
+            models.CheckConstraint(condition=Q(clients__gte=1), name="trial_clients_positive"),
+            models.CheckConstraint(
+                condition=Q(tps__isnull=True) | Q(tps__gte=0), name="trial_tps_not_negative"
+            ),
+        ]
+        indexes = [
+            # results: medians per build x scenario x clients of one study
+            models.Index(fields=["study", "build", "scenario", "clients"], name="trial_point_idx"),
+            # the runner: the next pending trial of a study
+            models.Index(fields=["study", "status", "position"], name="trial_next_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study_id}#{self.position} {self.build} {self.scenario.slug} c={self.clients} r={self.repetition}"
+
+
+class Artifact(models.Model):
+    """A raw file a trial produced, kept as it came off the target."""
+
+    class Kind(models.TextChoices):
+        PGBENCH_STDOUT = "pgbench_stdout", _("pgbench output")
+        PGBENCH_STDERR = "pgbench_stderr", _("pgbench errors")
+        PROGRESS = "progress", _("per-second progress")
+        SAR = "sar", _("sar data")
+        SAR_SERIES = "sar_series", _("sar time series")
+        PERF = "perf_folded", _("perf folded stacks")
+        WAIT_EVENTS = "wait_events", _("wait-event samples")
+        SERVER_LOG = "server_log", _("server log tail")
+        SETTINGS = "settings", _("server settings")
+
+    trial = models.ForeignKey(
+        Trial, verbose_name=_("trial"), on_delete=models.CASCADE, related_name="artifacts"
+    )
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    file = models.FileField(_("file"), upload_to="artifacts/%Y/%m/")
+    size = models.PositiveBigIntegerField(_("size (bytes)"), default=0)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["trial", "kind"]
+        verbose_name = _("artifact")
+        verbose_name_plural = _("artifacts")
+        constraints = [
+            models.UniqueConstraint(fields=["trial", "kind"], name="artifact_one_per_kind")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.trial_id} {self.kind}"

@@ -1,0 +1,1 @@
+"""The trends app stores nothing of its own: it reads studies and trials."""

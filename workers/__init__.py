@@ -1,0 +1,1 @@
+"""The engine: drives target servers. Nothing here imports Django except tasks.py."""
