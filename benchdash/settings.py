@@ -16,7 +16,7 @@ SECRET_KEY = env_str("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY is required when DEBUG is off")
-    SECRET_KEY = "django-insecure-benchdash-local-development-only"
+    SECRET_KEY = "django-insecure-benchdash-local-development-only"  # noqa: S105 (DEBUG only)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -70,6 +70,7 @@ DATABASES = {
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
     )
 }
+DATABASES["default"]["TEST"] = {"NAME": env_str("BENCHDASH_TEST_DB", "test_benchdash")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import URLPattern
 
 app_name = "inventory"
-urlpatterns: list = []
+urlpatterns: list[URLPattern] = []

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import URLPattern
 
 app_name = "trends"
-urlpatterns: list = []
+urlpatterns: list[URLPattern] = []

@@ -1,0 +1,99 @@
+"""Plain data that crosses between the database side (tasks.py) and the engine.
+
+The engine never sees a Django model: tasks.py builds these from rows, and turns a TrialOutcome
+back into rows.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """How to reach a host. `host_key` is the pinned public key ('ssh-ed25519 AAAA...')."""
+
+    name: str
+    address: str = ""
+    port: int = 22
+    username: str = ""
+    key_path: str = ""
+    host_key: str = ""
+    work_dir: str = "/tmp/benchdash"
+
+    @property
+    def is_local(self) -> bool:
+        return self.name == "local"
+
+
+@dataclass(frozen=True)
+class BuildSpec:
+    """A PostgreSQL build: installed bin directory, or an archive on the worker's machine."""
+
+    name: str
+    kind: str  # "installed" | "archive" | "source"
+    version: str = ""
+    bin_dir: str = ""
+    archive_path: str = ""
+
+
+@dataclass(frozen=True)
+class ScenarioSpec:
+    slug: str
+    builtin: str = ""  # "", "tpcb-like", "select-only", "simple-update"
+    script: str = ""
+    reset: str = "once"  # "once" | "round" | "trial"
+    prewarm: bool = True
+    checkpoint_vacuum: bool = False
+    protocol: str = "simple"
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """Everything the runner needs for one trial."""
+
+    trial_id: int
+    study_id: int
+    db_host: HostSpec
+    client_host: HostSpec
+    build: BuildSpec
+    scenario: ScenarioSpec
+    clients: int
+    threads: int
+    duration_s: int
+    scale: int = 1
+    fillfactor: int | None = None
+    pg_settings: dict[str, str] = field(default_factory=dict)
+    collect_sar: bool = False
+    collect_perf: bool = False
+    collect_wait_events: bool = False
+    # True when the plan says this trial starts from fresh data (first of the study, of a round,
+    # or every trial, as the scenario says); the runner also resets when no data exists yet.
+    reset_data: bool = False
+    # Profiling runs are extra, unreported runs: perf is never taken during a measured repetition.
+    profile_only: bool = False
+
+
+@dataclass
+class TrialOutcome:
+    """What one trial produced. `ok` is False when pgbench aborted, exited non-zero or the target failed."""
+
+    ok: bool
+    error: str = ""
+    tps: float | None = None
+    tps_including_connections: float | None = None
+    latency_avg_ms: float | None = None
+    latency_stddev_ms: float | None = None
+    transactions: int | None = None
+    failed_transactions: int | None = None
+    command: str = ""
+    pgbench_version: str = ""
+    server_version: str = ""
+    server_settings: dict[str, str] = field(default_factory=dict)
+    host_facts: dict[str, object] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    # artifact kind (see studies.Artifact.Kind) -> raw bytes as they came off the target
+    artifacts: dict[str, bytes] = field(default_factory=dict)
+    # seconds spent in each phase: "install", "reset", "pgbench", "collect", "total"
+    timings: dict[str, float] = field(default_factory=dict)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
