@@ -1,6 +1,12 @@
 # The two commands: `make run` and `make test`. Both set up what is missing first.
 .PHONY: run test setup lint stop bench
 
+# Settings may live in .env (see .env.example); every step below sees them.
+ifneq (,$(wildcard .env))
+include .env
+export
+endif
+
 setup:
 	@bash deploy/setup.sh
 

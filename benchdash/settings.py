@@ -1,6 +1,7 @@
 """benchdash settings: every value comes from the environment (see .env.example)."""
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -94,7 +95,7 @@ MEDIA_URL = "media/"
 MEDIA_ROOT = VAR_DIR / "media"
 
 S3_BUCKET = env_str("BENCHDASH_S3_BUCKET", "")
-STORAGES = {
+STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
@@ -131,6 +132,12 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # hard time limit well below it (TRIAL_TIME_LIMIT), so a running trial is never handed out twice.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 7200)}
 TRIAL_TIME_LIMIT = env_int("BENCHDASH_TRIAL_TIME_LIMIT", 3600)
+# A running trial's task writes Trial.heartbeat_at this often; beat puts back a trial whose heartbeat
+# is older than TRIAL_STALE_AFTER_S (its worker vanished). A failing target gets TRIAL_MAX_ATTEMPTS tries.
+TRIAL_HEARTBEAT_S = env_int("BENCHDASH_TRIAL_HEARTBEAT_S", 10)
+TRIAL_STALE_AFTER_S = env_int("BENCHDASH_TRIAL_STALE_AFTER_S", 120)
+TRIAL_MAX_ATTEMPTS = env_int("BENCHDASH_TRIAL_MAX_ATTEMPTS", 3)
+HOST_BUSY_RETRY_S = env_int("BENCHDASH_HOST_BUSY_RETRY_S", 15)
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BEAT_SCHEDULE = {
     "requeue-orphaned-studies": {

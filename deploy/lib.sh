@@ -89,6 +89,10 @@ ensure_store() {
   fi
   local bindir data
   bindir="$(pg_bindir)" || die "no PostgreSQL server found (apt-get install postgresql)"
+  if "$bindir/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"; then
+    ensure_store_database "$bindir"
+    return 0
+  fi
   data="$(pg_data_dir)"
   mkdir -p "$(dirname "$data")" "$VAR"
   [ "$(id -u)" -eq 0 ] && chown "$RUN_USER" "$(dirname "$data")"
@@ -102,9 +106,13 @@ ensure_store() {
       -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200" \
       start >/dev/null
   fi
-  "$bindir/psql" -h 127.0.0.1 -p "$PG_PORT" -U benchdash -d postgres -tAc \
-    "SELECT 1 FROM pg_database WHERE datname = 'benchdash'" | grep -q 1 ||
-    "$bindir/psql" -h 127.0.0.1 -p "$PG_PORT" -U benchdash -d postgres -qc "CREATE DATABASE benchdash"
+  ensure_store_database "$bindir"
+}
+
+ensure_store_database() {
+  local psql=("$1/psql" -h 127.0.0.1 -p "$PG_PORT" -U benchdash -d postgres)
+  "${psql[@]}" -tAc "SELECT 1 FROM pg_database WHERE datname = 'benchdash'" | grep -q 1 ||
+    "${psql[@]}" -qc "CREATE DATABASE benchdash"
 }
 
 ensure_broker() {

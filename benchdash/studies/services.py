@@ -1,0 +1,286 @@
+"""Study workflows over several models: create, queue, claim, finish, cancel, retry, put back.
+
+The state machines are drawn on Study and Trial (models.py). A trial is claimed with a conditional
+UPDATE ... WHERE status = 'pending' that did or did not change one row, and the partial unique
+constraint trial_one_running_per_host keeps each DB host to one running trial: the database, not the
+broker, decides who runs what. Tasks are sent only after the transaction that made them commits.
+"""
+
+from collections.abc import Mapping
+from datetime import timedelta
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from benchdash.studies.models import Artifact, Study, Trial
+from benchdash.studies.plan import PlannedTrial, ScenarioRule, plan_trials
+from workers.spec import TrialOutcome
+
+ACTIVE = (Study.Status.QUEUED, Study.Status.RUNNING)
+FINISHED_TRIALS = (Trial.Status.SUCCEEDED, Trial.Status.FAILED)
+RETRY_COUNTDOWN_S = 5
+ARTIFACT_SUFFIX = {"sar": "sa", "progress": "json", "sar_series": "json", "wait_events": "json", "settings": "json"}
+
+
+class HostBusy(Exception):
+    """Another trial is running on this trial's DB host."""
+
+
+def study_plan(study: Study) -> list[PlannedTrial]:
+    return plan_trials(
+        build_ids=sorted(study.builds.values_list("pk", flat=True)),
+        scenarios=[ScenarioRule(pk, reset) for pk, reset in study.scenarios.order_by("pk").values_list("pk", "reset")],
+        client_levels=study.client_levels,
+        repetitions=study.repetitions,
+        seed=study.seed,
+    )
+
+
+@transaction.atomic
+def study_create(*, data: Mapping[str, Any], created_by: Any = None) -> Study:
+    """Save a study from StudyForm.cleaned_data and expand it into its planned trials (status draft)."""
+    scenario_fillfactor = any(scenario.fillfactor for scenario in data["scenarios"])
+    study = Study.objects.create(
+        title=data["title"],
+        year=data["year"],
+        db_host=data["db_host"],
+        client_host=data.get("client_host") or data["db_host"],
+        baseline=data["baseline"],
+        client_levels=data["client_levels"],
+        repetitions=data["repetitions"],
+        duration_s=data["duration_s"],
+        scale=data["scale"],
+        fillfactor=data.get("fillfactor") if scenario_fillfactor else None,
+        pg_settings=data.get("pg_settings") or {},
+        collect_sar=data.get("collect_sar", False),
+        collect_perf=data.get("collect_perf", False),
+        collect_wait_events=data.get("collect_wait_events", False),
+        seed=data["seed"],
+        created_by=created_by if getattr(created_by, "pk", None) else None,
+    )
+    study.builds.set(data["builds"])
+    study.scenarios.set(data["scenarios"])
+    scenarios = {scenario.pk: scenario for scenario in data["scenarios"]}
+    Trial.objects.bulk_create(
+        Trial(
+            study=study,
+            build_id=planned.build_id,
+            scenario_id=planned.scenario_id,
+            host=study.db_host,
+            clients=planned.clients,
+            threads=scenarios[planned.scenario_id].threads_for(planned.clients),
+            repetition=planned.repetition,
+            position=planned.position,
+            reset_data=planned.reset_data,
+        )
+        for planned in study_plan(study)
+    )
+    return study
+
+
+def study_enqueue(*, study: Study) -> bool:
+    """DRAFT -> QUEUED, and send the task of its first trial once this commits."""
+    with transaction.atomic():
+        changed = Study.objects.filter(pk=study.pk, status=Study.Status.DRAFT).update(status=Study.Status.QUEUED)
+        if changed:
+            _send_next_trial(study.pk)
+    study.refresh_from_db(fields=["status"])
+    return bool(changed)
+
+
+def study_cancel(*, study: Study) -> bool:
+    """QUEUED | RUNNING -> CANCELLED. Pending trials are cancelled; the running one stops through the
+    runner's should_cancel, which reads the study's status; finished trials stay."""
+    with transaction.atomic():
+        changed = Study.objects.filter(pk=study.pk, status__in=ACTIVE).update(
+            status=Study.Status.CANCELLED, finished_at=timezone.now()
+        )
+        if changed:
+            study.trials.filter(status=Trial.Status.PENDING).update(status=Trial.Status.CANCELLED)
+    study.refresh_from_db(fields=["status", "finished_at"])
+    return bool(changed)
+
+
+def study_retry_failed(*, study: Study) -> int:
+    """Put the failed trials back (fresh attempts) and queue the study again; returns how many."""
+    with transaction.atomic():
+        locked = Study.objects.select_for_update().get(pk=study.pk)
+        count = locked.trials.filter(status=Trial.Status.FAILED).update(
+            status=Trial.Status.PENDING, attempts=0, error="", finished_at=None
+        )
+        if count and locked.status not in ACTIVE:
+            Study.objects.filter(pk=study.pk).update(status=Study.Status.QUEUED, finished_at=None)
+            _send_next_trial(study.pk)
+    study.refresh_from_db(fields=["status", "finished_at"])
+    return count
+
+
+def study_is_cancelled(*, study_id: int) -> bool:
+    return Study.objects.filter(pk=study_id, status=Study.Status.CANCELLED).exists()
+
+
+def trial_claim(*, trial_id: int, worker: str) -> Trial | None:
+    """PENDING -> RUNNING for this trial if its study is active; None when someone else has it or it
+    is no longer pending (a duplicate message). Raises HostBusy when its DB host runs another trial."""
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            changed = Trial.objects.filter(pk=trial_id, status=Trial.Status.PENDING, study__status__in=ACTIVE).update(
+                status=Trial.Status.RUNNING,
+                attempts=F("attempts") + 1,
+                worker=worker[:200],
+                started_at=now,
+                heartbeat_at=now,
+                finished_at=None,
+            )
+    except IntegrityError:
+        raise HostBusy(trial_id) from None
+    if not changed:
+        return None
+    trial = Trial.objects.select_related("study").get(pk=trial_id)
+    Study.objects.filter(pk=trial.study_id, status=Study.Status.QUEUED).update(status=Study.Status.RUNNING)
+    Study.objects.filter(pk=trial.study_id, started_at__isnull=True).update(started_at=now)
+    return trial
+
+
+def trial_heartbeat(*, trial_id: int) -> None:
+    Trial.objects.filter(pk=trial_id, status=Trial.Status.RUNNING).update(heartbeat_at=timezone.now())
+
+
+def trial_touch(*, trial_id: int) -> None:
+    """Mark a pending trial as having a task on its way, so beat does not send another."""
+    Trial.objects.filter(pk=trial_id, status=Trial.Status.PENDING).update(heartbeat_at=timezone.now())
+
+
+@transaction.atomic
+def trial_finish(*, trial: Trial, outcome: TrialOutcome) -> Trial:
+    """RUNNING -> SUCCEEDED | FAILED | CANCELLED, or back to PENDING while attempts remain.
+
+    Only the claim that is still current may store its outcome (same attempt, still running), so a
+    run that beat already put back is never stored twice.
+    """
+    current = Trial.objects.select_for_update().filter(
+        pk=trial.pk, status=Trial.Status.RUNNING, attempts=trial.attempts
+    )
+    locked = current.select_related("study").first()
+    if locked is None:
+        return Trial.objects.get(pk=trial.pk)
+    locked.status = _finished_status(locked, outcome)
+    _copy_outcome(locked, outcome)
+    locked.finished_at = timezone.now() if locked.status != Trial.Status.PENDING else None
+    locked.save()
+    _store_artifacts(locked, outcome.artifacts)
+    return locked
+
+
+def _finished_status(trial: Trial, outcome: TrialOutcome) -> str:
+    if trial.study.status == Study.Status.CANCELLED:
+        return Trial.Status.CANCELLED
+    if outcome.ok:
+        return Trial.Status.SUCCEEDED
+    if trial.attempts < settings.TRIAL_MAX_ATTEMPTS:
+        return Trial.Status.PENDING
+    return Trial.Status.FAILED
+
+
+def _copy_outcome(trial: Trial, outcome: TrialOutcome) -> None:
+    for name in ("tps", "tps_including_connections", "latency_avg_ms", "latency_stddev_ms", "transactions"):
+        setattr(trial, name, getattr(outcome, name))
+    trial.failed_transactions = outcome.failed_transactions
+    trial.command = outcome.command
+    trial.pgbench_version = outcome.pgbench_version[:40]
+    trial.server_version = outcome.server_version[:40]
+    trial.server_settings = outcome.server_settings
+    trial.host_facts = outcome.host_facts
+    trial.notes = "\n".join(outcome.notes)
+    trial.error = f"attempt {trial.attempts}: {outcome.error}" if outcome.error else ""
+    if outcome.started_at:
+        trial.started_at = outcome.started_at
+
+
+def _store_artifacts(trial: Trial, artifacts: Mapping[str, bytes]) -> None:
+    known = set(Artifact.Kind.values)
+    for kind, data in artifacts.items():
+        if kind not in known:
+            continue
+        for old in trial.artifacts.filter(kind=kind):
+            old.file.delete(save=False)
+            old.delete()
+        name = f"trial-{trial.pk}-{kind}.{ARTIFACT_SUFFIX.get(kind, 'txt')}"
+        Artifact.objects.create(trial=trial, kind=kind, file=ContentFile(data, name=name), size=len(data))
+
+
+def study_continue(*, study_id: int) -> Trial | None:
+    """After a trial: send the next pending trial's task, or settle the study when none is left."""
+    with transaction.atomic():
+        next_trial = _next_pending(study_id)
+        if next_trial is None:
+            _settle(study_id)
+            return None
+        retrying = next_trial.attempts > 0
+        _send_trial(next_trial.pk, countdown=RETRY_COUNTDOWN_S if retrying else 0)
+        return next_trial
+
+
+def _next_pending(study_id: int) -> Trial | None:
+    return (
+        Trial.objects.filter(study_id=study_id, status=Trial.Status.PENDING, study__status__in=ACTIVE)
+        .order_by("position")
+        .first()
+    )
+
+
+def _settle(study_id: int) -> None:
+    """RUNNING | QUEUED -> DONE when every trial succeeded, FAILED when one failed; only once none is
+    pending or running."""
+    trials = Trial.objects.filter(study_id=study_id)
+    if trials.filter(status__in=(Trial.Status.PENDING, Trial.Status.RUNNING)).exists():
+        return
+    final = Study.Status.FAILED if trials.filter(status=Trial.Status.FAILED).exists() else Study.Status.DONE
+    Study.objects.filter(pk=study_id, status__in=ACTIVE).update(status=final, finished_at=timezone.now())
+
+
+def _send_next_trial(study_id: int) -> None:
+    next_trial = _next_pending(study_id)
+    if next_trial is not None:
+        _send_trial(next_trial.pk)
+
+
+def _send_trial(trial_id: int, countdown: int = 0) -> None:
+    from workers.tasks import run_study_trial  # tasks imports this module
+
+    trial_touch(trial_id=trial_id)
+    transaction.on_commit(partial(run_study_trial.apply_async, (trial_id,), countdown=countdown))
+
+
+def trials_orphaned() -> list[int]:
+    """Put back what lost its worker; return the trials whose task beat must send again.
+
+    1. A running trial whose heartbeat is older than TRIAL_STALE_AFTER_S lost its worker: it goes
+       back to pending (or to cancelled when its study was cancelled meanwhile).
+    2. An active study with no running trial whose next pending trial has had no task on its way for
+       that long gets that trial's task again. A duplicate is harmless: only one claim succeeds.
+    """
+    cutoff = timezone.now() - timedelta(seconds=settings.TRIAL_STALE_AFTER_S)
+    stale = Trial.objects.filter(status=Trial.Status.RUNNING, published=False, heartbeat_at__lt=cutoff)
+    stale.filter(study__status=Study.Status.CANCELLED).update(status=Trial.Status.CANCELLED)
+    stale.filter(study__status__in=ACTIVE).update(
+        status=Trial.Status.PENDING, error="worker lost; put back", heartbeat_at=None
+    )
+    resend: list[int] = []
+    for study_id in Study.objects.filter(status__in=ACTIVE).values_list("pk", flat=True):
+        with transaction.atomic():
+            if Trial.objects.filter(study_id=study_id, status=Trial.Status.RUNNING).exists():
+                continue
+            next_trial = _next_pending(study_id)
+            if next_trial is None:
+                _settle(study_id)
+            elif next_trial.heartbeat_at is None or next_trial.heartbeat_at < cutoff:
+                _send_trial(next_trial.pk)
+                resend.append(next_trial.pk)
+    return resend

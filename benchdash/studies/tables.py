@@ -1,0 +1,99 @@
+"""The comparison table of a study page: per scenario, a row per client level, a column per build.
+
+Pure functions over SummaryPoint (benchdash.studies.results).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from benchdash.inventory.models import version_sort_key
+from benchdash.studies.results import SummaryPoint
+
+
+@dataclass(frozen=True)
+class BuildColumn:
+    build_id: int
+    name: str
+    version: str
+    is_baseline: bool
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One build at one client level, compared with the baseline build of the same row."""
+
+    point: SummaryPoint | None
+    column: BuildColumn
+
+    @property
+    def shows_ratio(self) -> bool:
+        return self.point is not None and self.point.ratio is not None
+
+    @property
+    def marked(self) -> bool:
+        """Ranges apart, and both builds ran more than once: with one figure each, a range says nothing."""
+        return bool(self.point and self.point.ranges_disjoint and self.point.n > 1)
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    clients: int
+    cells: list[Cell]
+
+    @property
+    def compared_cells(self) -> list[Cell]:
+        return [cell for cell in self.cells if not cell.column.is_baseline]
+
+
+@dataclass(frozen=True)
+class ScenarioTable:
+    scenario_id: int
+    scenario_slug: str
+    scenario_name: str
+    columns: list[BuildColumn]
+    rows: list[ComparisonRow]
+    points: list[SummaryPoint]
+
+    @property
+    def compared_columns(self) -> list[BuildColumn]:
+        return [column for column in self.columns if not column.is_baseline]
+
+
+def scenario_tables(
+    points: Iterable[SummaryPoint], baseline_build_id: int | None, scenario_names: Mapping[int, str] | None = None
+) -> list[ScenarioTable]:
+    """One table per scenario (in slug order), builds as columns with the baseline first, then by version."""
+    by_scenario: dict[int, list[SummaryPoint]] = defaultdict(list)
+    for point in points:
+        by_scenario[point.scenario_id].append(point)
+    names = scenario_names or {}
+    tables = [
+        _table(scenario_points, baseline_build_id, names.get(scenario_id, scenario_points[0].scenario_slug))
+        for scenario_id, scenario_points in by_scenario.items()
+    ]
+    return sorted(tables, key=lambda table: table.scenario_slug)
+
+
+def _table(points: list[SummaryPoint], baseline_build_id: int | None, name: str) -> ScenarioTable:
+    columns = _columns(points, baseline_build_id)
+    by_cell = {(point.clients, point.build_id): point for point in points}
+    rows = [
+        ComparisonRow(
+            clients=clients, cells=[Cell(by_cell.get((clients, column.build_id)), column) for column in columns]
+        )
+        for clients in sorted({point.clients for point in points})
+    ]
+    first = points[0]
+    return ScenarioTable(first.scenario_id, first.scenario_slug, name, columns, rows, points)
+
+
+def _columns(points: list[SummaryPoint], baseline_build_id: int | None) -> list[BuildColumn]:
+    builds = {point.build_id: point for point in points}
+    columns = [
+        BuildColumn(build_id, point.build_name, point.build_version, build_id == baseline_build_id)
+        for build_id, point in builds.items()
+    ]
+    return sorted(columns, key=lambda column: (not column.is_baseline, version_sort_key(column.version), column.name))

@@ -1,0 +1,41 @@
+"""Read-only study pages: the list, and one study with its charts, comparison tables and trials."""
+
+from django.core.paginator import Paginator
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from benchdash.access import read_access
+from benchdash.studies.charts import tps_by_clients_figure
+from benchdash.studies.models import Scenario, Study, Trial
+from benchdash.studies.queries import study_summary
+from benchdash.studies.tables import scenario_tables
+
+TRIALS_PER_PAGE = 50
+
+
+@read_access
+def study_list(request: HttpRequest) -> HttpResponse:
+    studies = (
+        Study.objects.select_related("db_host")
+        .prefetch_related("builds")
+        .annotate(done=Count("trials", filter=Q(trials__status=Trial.Status.SUCCEEDED)), total=Count("trials"))
+    )
+    return render(request, "studies/list.html", {"studies": studies})
+
+
+@read_access
+def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    study = get_object_or_404(Study.objects.select_related("db_host", "client_host", "baseline"), pk=pk)
+    points = study_summary(study)
+    names = dict(Scenario.objects.filter(id__in={point.scenario_id for point in points}).values_list("id", "name"))
+    tables = scenario_tables(points, study.baseline_id, names)
+    charts = [(f"chart-{table.scenario_id}", tps_by_clients_figure(table.points)) for table in tables]
+    trials = study.trials.select_related("build", "scenario").order_by("position", "id")
+    ctx = {
+        "study": study,
+        "sections": list(zip(tables, charts, strict=True)),
+        "builds": study.builds.all(),
+        "trials": Paginator(trials, TRIALS_PER_PAGE).get_page(request.GET.get("page")),
+    }
+    return render(request, "studies/detail.html", ctx)

@@ -1,0 +1,25 @@
+"""CSV downloads of one study: a row per trial, and a row per build x scenario x clients."""
+
+from django.http import HttpRequest, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_GET
+
+from benchdash.access import read_access
+from benchdash.studies.csv_export import SUMMARY_HEADER, TRIAL_HEADER, csv_response, summary_rows, trial_rows
+from benchdash.studies.models import Study
+from benchdash.studies.queries import study_summary
+
+
+@require_GET
+@read_access
+def trials_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    study = get_object_or_404(Study, pk=pk)
+    return csv_response(f"benchdash-study-{study.id}-trials.csv", TRIAL_HEADER, trial_rows(study))
+
+
+@require_GET
+@read_access
+def summary_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    study = get_object_or_404(Study, pk=pk)
+    rows = summary_rows(study, study_summary(study))
+    return csv_response(f"benchdash-study-{study.id}-summary.csv", SUMMARY_HEADER, rows)

@@ -1,0 +1,113 @@
+"""Plotly figures of the trends page, as plain dicts: pure functions from the index and the curves."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from html import escape
+
+from django.utils.translation import gettext as _
+
+from benchdash.inventory.models import version_sort_key
+from benchdash.studies.charts import PALETTE, tps_layout
+from benchdash.trends.index import CurvePoint, IndexPoint
+
+
+def index_figure(points: Sequence[IndexPoint], *, title: str = "") -> dict:
+    """The chained version index: one line per segment, so the line breaks where no study links two versions.
+
+    x is categorical in version order; each point's hover names the study that measured the link reaching it.
+    """
+    segments: dict[int, list[IndexPoint]] = defaultdict(list)
+    for point in points:
+        segments[point.segment].append(point)
+    traces = [_segment_trace(number, segment) for number, segment in sorted(segments.items())]
+    versions = sorted({point.version for point in points}, key=version_sort_key)
+    layout = {
+        "title": {"text": title, "font": {"size": 15}},
+        "xaxis": {
+            "title": {"text": _("PostgreSQL version")},
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": versions,
+        },
+        "yaxis": {"title": {"text": _("index (oldest version = 100)")}},
+        "showlegend": len(segments) > 1,
+        "legend": {"orientation": "h", "y": -0.25},
+        "margin": {"l": 70, "r": 20, "t": 40 if title else 20, "b": 60},
+        "annotations": [_break_annotation(segment[0]) for _number, segment in sorted(segments.items())[1:]],
+        "hovermode": "closest",
+    }
+    return {"data": traces, "layout": layout}
+
+
+def study_curves_figure(points: Iterable[CurvePoint], *, title: str = "", y_title: str = "") -> dict:
+    """One study's TPS-vs-clients curves: one line per version, through the medians."""
+    by_build: dict[int, list[CurvePoint]] = defaultdict(list)
+    for point in points:
+        by_build[point.build_id].append(point)
+    ordered = sorted(by_build.values(), key=lambda group: (version_sort_key(group[0].build_version), group[0].build_name))
+    traces = [_curve_trace(group, PALETTE[number % len(PALETTE)]) for number, group in enumerate(ordered)]
+    layout = tps_layout(title)
+    if y_title:
+        layout["yaxis"]["title"]["text"] = y_title
+    return {"data": traces, "layout": layout}
+
+
+def _segment_trace(number: int, segment: list[IndexPoint]) -> dict:
+    color = PALETTE[(number - 1) % len(PALETTE)]
+    return {
+        "type": "scatter",
+        "mode": "lines+markers+text",
+        "name": _("segment %(number)d") % {"number": number},
+        "x": [point.version for point in segment],
+        "y": [round(point.index, 2) for point in segment],
+        "text": [f"{point.index:.1f}" for point in segment],
+        "textposition": "top center",
+        "hovertext": [_point_hover(point) for point in segment],
+        "hoverinfo": "text",
+        "line": {"color": color, "width": 2.5},
+        "marker": {"color": color, "size": 9},
+    }
+
+
+def _point_hover(point: IndexPoint) -> str:
+    head = f"<b>PostgreSQL {escape(point.version)}</b>: {point.index:.1f}"
+    if point.link is None:
+        return head + "<br>" + _("start of the line (= 100)")
+    link = point.link
+    lines = [
+        head,
+        f"{escape(link.older_version)} → {escape(link.newer_version)}: × {link.ratio:.3f}",
+        _("measured by") + f": {escape(link.study.label)}",
+    ]
+    lines += [_("also measured by") + f": {escape(other.study.label)} (× {other.ratio:.3f})" for other in point.other_links]
+    return "<br>".join(lines)
+
+
+def _break_annotation(first: IndexPoint) -> dict:
+    return {
+        "x": first.version,
+        "y": first.index,
+        "text": _("no link: restarts at 100"),
+        "showarrow": True,
+        "arrowhead": 0,
+        "ax": 0,
+        "ay": 40,
+        "font": {"size": 11, "color": "#616e7c"},
+    }
+
+
+def _curve_trace(group: list[CurvePoint], color: str) -> dict:
+    group = sorted(group, key=lambda point: point.clients)
+    name = group[0].build_name
+    return {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": name,
+        "x": [point.clients for point in group],
+        "y": [round(point.median, 4) for point in group],
+        "hovertemplate": f"<b>{escape(name)}</b><br>" + _("clients") + ": %{x}<br>%{y:,.2f}<extra></extra>",
+        "line": {"color": color},
+        "marker": {"color": color, "size": 6},
+    }

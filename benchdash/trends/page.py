@@ -1,0 +1,75 @@
+"""What the trends page shows per scenario: the index chart and table, and each study's curves."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from django.utils.translation import gettext as _
+
+from benchdash.studies.models import Statistic, Study
+from benchdash.trends.charts import index_figure, study_curves_figure
+from benchdash.trends.index import IndexPoint, ScenarioTrend
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    """A row of the index table; `gap_from` names the version before a break, where no study links the two."""
+
+    point: IndexPoint
+    gap_from: str | None = None
+
+
+@dataclass(frozen=True)
+class StudyCurves:
+    study: Study
+    figure_id: str
+    figure: dict
+
+
+@dataclass(frozen=True)
+class TrendSection:
+    trend: ScenarioTrend
+    figure_id: str
+    figure: dict
+    rows: list[IndexRow]
+    studies: list[StudyCurves] = field(default_factory=list)
+
+
+def trend_sections(trends: list[ScenarioTrend], studies: Mapping[int, Study]) -> list[TrendSection]:
+    """One section per scenario with figures; `studies` maps study id to the Study row (for kind and source)."""
+    return [_section(trend, studies) for trend in trends]
+
+
+def index_rows(points: list[IndexPoint]) -> list[IndexRow]:
+    rows = []
+    for previous, point in zip([None, *points], points, strict=False):
+        gap_from = previous.version if previous is not None and point.starts_segment else None
+        rows.append(IndexRow(point=point, gap_from=gap_from))
+    return rows
+
+
+def _section(trend: ScenarioTrend, studies: Mapping[int, Study]) -> TrendSection:
+    by_study = defaultdict(list)
+    for point in trend.curves:
+        by_study[point.study_id].append(point)
+    # Newest study first: that is the one a reader looks for.
+    curves = [
+        _study_curves(trend, studies[ref.study_id], by_study[ref.study_id])
+        for ref in reversed(trend.studies)
+        if ref.study_id in studies
+    ]
+    return TrendSection(
+        trend=trend,
+        figure_id=f"index-{trend.scenario_id}",
+        figure=index_figure(trend.index),
+        rows=index_rows(trend.index),
+        studies=curves,
+    )
+
+
+def _study_curves(trend: ScenarioTrend, study: Study, points: list) -> StudyCurves:
+    y_title = _("relative (baseline = 100)") if study.statistic == Statistic.RELATIVE else _("TPS")
+    figure = study_curves_figure(points, y_title=y_title)
+    return StudyCurves(study=study, figure_id=f"curves-{trend.scenario_id}-{study.pk}", figure=figure)

@@ -1,0 +1,3 @@
+# real output of pgbench 15.20 (Debian 15.20-0+deb12u1) against server 15.20, 2026-11-22
+# command: pgbench -n -M prepared -c 2 -j 1 -T 2 -P 1 -b select-only postgres   (plus -h 127.0.0.1 -p PORT -U benchdash)
+# exit status: 0

@@ -1,0 +1,3 @@
+# real output of pgbench 15.20 (Debian 15.20-0+deb12u1) against server 15.20, 2026-11-22
+# command: pgbench -n -b select-only@3 -b simple-update@1 -c 2 -j 1 -T 2 postgres   (plus -h 127.0.0.1 -p PORT -U benchdash)
+# exit status: 0

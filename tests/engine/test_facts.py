@@ -1,0 +1,80 @@
+"""Host facts, read from the real machine locally and over SSH, and the parsers on fixed text."""
+
+import os
+from pathlib import Path
+
+from workers.facts import bracketed_choice, collect_host_facts, cpu_facts, filesystem_facts, turbo
+from workers.transport import connect
+
+
+def test_it_counts_the_cpu_threads_of_the_local_machine(local_target):
+    with connect(local_target) as transport:
+        facts = collect_host_facts(transport, local_target.work_dir)
+    assert facts["cpu_threads"] == os.cpu_count()
+    assert facts["kernel"] == os.uname().release
+    assert facts["memory_bytes"] > 100 * 2**20
+    assert isinstance(facts["fs_type"], str)
+    assert len(facts["load_average"]) == 3
+
+
+def test_it_reads_the_same_facts_over_ssh(ssh_target):
+    with connect(ssh_target) as transport:
+        facts = collect_host_facts(transport, ssh_target.work_dir + "/not/yet/created")
+    assert facts["cpu_threads"] == os.cpu_count()
+    assert facts["kernel"] == os.uname().release
+    assert f'PRETTY_NAME="{facts["os_release"]}"' in Path("/etc/os-release").read_text()
+
+
+def test_it_reports_the_tools_with_their_versions_or_none(local_target):
+    with connect(local_target) as transport:
+        facts = collect_host_facts(transport, local_target.work_dir)
+    assert facts["pgbench"].startswith("pgbench (PostgreSQL)")
+    assert facts["sar"].startswith("sysstat version")
+    assert facts["perf"] is None or facts["perf"].startswith("perf version")
+
+
+def test_it_flattens_nested_lscpu_output():
+    lscpu = (
+        '{"lscpu": [{"field": "CPU(s):", "data": "64"}, {"field": "Model name:", "data": "Xeon", "children": ['
+        '{"field": "Thread(s) per core:", "data": "2"}, {"field": "Core(s) per socket:", "data": "16"},'
+        '{"field": "Socket(s):", "data": "2"}]}]}'
+    )
+    facts = cpu_facts(lscpu, "")
+    assert facts["cpu_model"] == "Xeon"
+    assert (facts["cpu_sockets"], facts["cpu_cores"], facts["cpu_threads"], facts["threads_per_core"]) == (2, 32, 64, 2)
+
+
+def test_it_falls_back_to_nproc_without_lscpu():
+    assert cpu_facts("", "8")["cpu_threads"] == 8
+    assert cpu_facts("", "8")["cpu_model"] is None
+
+
+def test_it_reads_turbo_from_intel_pstate_or_cpufreq_boost():
+    assert turbo("1", "") is False
+    assert turbo("0", "") is True
+    assert turbo("", "1") is True
+    assert turbo("", "") is None
+
+
+def test_it_picks_the_bracketed_transparent_huge_pages_mode():
+    assert bracketed_choice("always [madvise] never") == "madvise"
+    assert bracketed_choice("") is None
+
+
+def test_it_finds_the_disk_under_a_partition():
+    findmnt = '{"filesystems": [{"source": "/dev/sda2", "fstype": "xfs", "target": "/data", "options": "rw"}]}'
+    lsblk = (
+        '{"blockdevices": [{"name": "sda2", "type": "part", "model": null, "rota": false, "size": "1T",'
+        ' "children": [{"name": "sda", "type": "disk", "model": "INTEL SSD", "rota": false, "size": "2T"}]}]}'
+    )
+    facts = filesystem_facts(findmnt, lsblk)
+    assert (facts["fs_type"], facts["device"], facts["disk"], facts["disk_rotational"]) == (
+        "xfs",
+        "/dev/sda2",
+        "sda INTEL SSD 2T",
+        False,
+    )
+
+
+def test_it_tolerates_a_filesystem_it_cannot_read():
+    assert filesystem_facts("", "")["fs_type"] is None

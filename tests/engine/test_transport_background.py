@@ -1,0 +1,63 @@
+"""Background commands in their own process group, over SSH and locally."""
+
+import time
+
+import pytest
+
+from tests.sshd import process_is_gone
+from workers.transport import CommandTimeout, connect
+
+FAMILY = 'sleep 60 & echo $! > "$1/child.pid"; echo $$ > "$1/parent.pid"; wait'
+
+
+def family_pids(transport) -> list[int]:
+    work_dir = transport.host.work_dir
+    return [int(transport.get_bytes(f"{work_dir}/{name}.pid")) for name in ("parent", "child")]
+
+
+def start_family(transport, name: str) -> list[int]:
+    transport.start_background(name, ["sh", "-c", FAMILY, "sh", transport.host.work_dir])
+    deadline = time.monotonic() + 5
+    while not transport.exists(f"{transport.host.work_dir}/parent.pid") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return family_pids(transport)
+
+
+def test_it_waits_for_a_background_command_and_returns_its_output(any_transport):
+    any_transport.start_background("talker", ["sh", "-c", "echo out; echo err >&2; exit 7"])
+    result = any_transport.wait_background("talker", timeout=10)
+    assert (result.exit_status, result.stdout, result.stderr) == (7, b"out\n", b"err\n")
+    assert result.argv == ["sh", "-c", "echo out; echo err >&2; exit 7"]
+
+
+def test_it_keeps_the_pid_file_of_a_running_command(any_transport):
+    any_transport.start_background("sleeper", ["sleep", "30"])
+    pgid = int(any_transport.get_bytes(f"{any_transport.run_dir}/sleeper.pid"))
+    assert pgid > 1
+    any_transport.stop_background("sleeper", grace_s=2)
+    assert any_transport.exists(f"{any_transport.run_dir}/sleeper.pid") is False
+
+
+def test_it_stops_the_whole_process_group_children_too(any_transport):
+    pids = start_family(any_transport, "family")
+    assert not any(process_is_gone(pid) for pid in pids)
+    any_transport.stop_background("family", grace_s=2)
+    assert all(process_is_gone(pid) for pid in pids)
+    result = any_transport.wait_background("family", timeout=5)
+    assert result.exit_status != 0
+
+
+def test_it_times_out_waiting_for_a_command_that_still_runs(any_transport):
+    any_transport.start_background("long", ["sleep", "30"])
+    with pytest.raises(CommandTimeout):
+        any_transport.wait_background("long", timeout=0.5)
+    any_transport.stop_background("long", grace_s=2)
+
+
+def test_kill_leftovers_finds_what_a_crashed_trial_left(any_transport):
+    pids = start_family(any_transport, "pgbench")
+    any_transport.close()  # the "crash": the next attempt comes with a new transport
+    with connect(any_transport.host) as next_attempt:
+        assert next_attempt.kill_leftovers() == ["pgbench"]
+        assert all(process_is_gone(pid) for pid in pids)
+        assert next_attempt.kill_leftovers() == []

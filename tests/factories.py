@@ -1,0 +1,87 @@
+"""factory_boy factories for the models tests build most: Host, Build, Scenario, Study, Trial."""
+
+import factory
+
+from benchdash.inventory.models import Build, Host
+from benchdash.studies.models import Scenario, Study, Trial
+
+
+class HostFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Host
+        django_get_or_create = ("name",)
+
+    name = factory.Sequence(lambda number: f"host-{number}")
+    address = "127.0.0.1"
+    port = 22
+    username = "benchdash"
+    work_dir = "/tmp/benchdash"
+
+
+class BuildFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Build
+        django_get_or_create = ("name",)
+
+    version = "15.0"
+    name = factory.LazyAttribute(lambda build: f"PostgreSQL {build.version}")
+    kind = Build.Kind.INSTALLED
+    bin_dir = "/usr/lib/postgresql/15/bin"
+
+
+class ScenarioFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Scenario
+        django_get_or_create = ("slug",)
+
+    slug = factory.Sequence(lambda number: f"scenario-{number}")
+    name = factory.LazyAttribute(lambda scenario: scenario.slug)
+    builtin = Scenario.Builtin.SELECT_ONLY
+    scale = 1
+    reset = Scenario.Reset.ONCE
+    prewarm = False
+
+
+class StudyFactory(factory.django.DjangoModelFactory):
+    """A measured draft study on the `local` host with scale 1 and 2-second runs."""
+
+    class Meta:
+        model = Study
+        skip_postgeneration_save = True
+
+    title = factory.Sequence(lambda number: f"study {number}")
+    year = 2025
+    kind = Study.Kind.MEASURED
+    status = Study.Status.DRAFT
+    db_host = factory.SubFactory(HostFactory, name="local", address="")
+    client_host = factory.SelfAttribute("db_host")
+    client_levels = factory.LazyFunction(lambda: [1, 2])
+    repetitions = 1
+    duration_s = 2
+    scale = 1
+    seed = 1
+
+    @factory.post_generation
+    def builds(self, create: bool, extracted: list[Build] | None, **kwargs: object) -> None:
+        if create and extracted:
+            self.builds.set(extracted)
+
+    @factory.post_generation
+    def scenarios(self, create: bool, extracted: list[Scenario] | None, **kwargs: object) -> None:
+        if create and extracted:
+            self.scenarios.set(extracted)
+
+
+class TrialFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Trial
+
+    study = factory.SubFactory(StudyFactory)
+    build = factory.SubFactory(BuildFactory)
+    scenario = factory.SubFactory(ScenarioFactory)
+    host = factory.SelfAttribute("study.db_host")
+    clients = 1
+    threads = 1
+    repetition = 1
+    position = factory.Sequence(lambda number: number)
+    status = Trial.Status.PENDING

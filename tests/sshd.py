@@ -1,0 +1,147 @@
+"""A real OpenSSH server for the tests, and a local target, as pytest fixtures.
+
+`ssh_target` starts /usr/sbin/sshd on 127.0.0.1 at a free port with its own fresh host key, and
+lets in one unprivileged user (`benchdash-ssh`, created when we are root; else the current user)
+with a fresh client key. `local_target` is the worker's own machine, with a work directory the
+local run user owns.
+"""
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from workers.spec import HostSpec
+from workers.transport import Transport, connect
+
+SSHD = "/usr/sbin/sshd"
+SSH_USER = "benchdash-ssh"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def generate_key(path: Path) -> str:
+    """A fresh ed25519 key pair at path (and path.pub); returns the public key line."""
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "", "-f", str(path)], check=True)
+    return " ".join(path.with_name(path.name + ".pub").read_text().split()[:2])
+
+
+def ensure_ssh_user() -> pwd.struct_passwd:
+    if os.geteuid() != 0:
+        return pwd.getpwuid(os.geteuid())
+    try:
+        return pwd.getpwnam(SSH_USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--create-home", "--shell", "/bin/sh", SSH_USER], check=True)
+    # '!' in shadow means "locked" to sshd without PAM; '*' means "no password", and keys still work.
+    subprocess.run(["usermod", "-p", "*", SSH_USER], check=True)
+    return pwd.getpwnam(SSH_USER)
+
+
+def sshd_config(directory: Path, port: int, user: str) -> Path:
+    config = directory / "sshd_config"
+    config.write_text(
+        f"""Port {port}
+ListenAddress 127.0.0.1
+HostKey {directory}/host_key
+PidFile {directory}/sshd.pid
+AuthorizedKeysFile {directory}/authorized_keys
+AllowUsers {user}
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PermitRootLogin no
+Subsystem sftp internal-sftp
+LogLevel ERROR
+"""
+    )
+    return config
+
+
+def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"sshd exited: {process.stderr.read().decode() if process.stderr else ''}")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"sshd did not listen on port {port}")
+
+
+def owned_temp_dir(user: pwd.struct_passwd, prefix: str) -> str:
+    path = tempfile.mkdtemp(prefix=prefix)
+    os.chown(path, user.pw_uid, user.pw_gid)
+    return path
+
+
+@pytest.fixture(scope="session")
+def ssh_target() -> Iterator[HostSpec]:
+    user = ensure_ssh_user()
+    if os.geteuid() == 0:
+        os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+    directory = Path(tempfile.mkdtemp(prefix="benchdash-sshd-"))
+    directory.chmod(0o755)  # sshd reads authorized_keys as the user
+    host_key = generate_key(directory / "host_key")
+    generate_key(directory / "client_key")
+    shutil.copy(directory / "client_key.pub", directory / "authorized_keys")
+    port = free_port()
+    config = sshd_config(directory, port, user.pw_name)
+    sshd = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stderr=subprocess.PIPE)
+    work_dir = owned_temp_dir(user, "benchdash-ssh-work-")
+    try:
+        wait_for_port(port, sshd)
+        yield HostSpec(
+            name="sshd-test",
+            address="127.0.0.1",
+            port=port,
+            username=user.pw_name,
+            key_path=str(directory / "client_key"),
+            host_key=host_key,
+            work_dir=work_dir,
+        )
+    finally:
+        sshd.terminate()
+        sshd.wait(timeout=10)
+        shutil.rmtree(directory, ignore_errors=True)
+        shutil.rmtree(work_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def local_target() -> Iterator[HostSpec]:
+    run_user = os.environ.get("BENCHDASH_LOCAL_USER", "benchdash")
+    user = pwd.getpwnam(run_user) if os.geteuid() == 0 else pwd.getpwuid(os.geteuid())
+    work_dir = owned_temp_dir(user, "benchdash-local-work-")
+    yield HostSpec(name="local", work_dir=work_dir)
+    shutil.rmtree(work_dir, ignore_errors=True)
+
+
+@pytest.fixture(params=["ssh", "local"])
+def any_transport(request: pytest.FixtureRequest) -> Iterator[Transport]:
+    """The same test against an SSH target and the local one."""
+    host = request.getfixturevalue("ssh_target" if request.param == "ssh" else "local_target")
+    with connect(host) as transport:
+        yield transport
+
+
+def process_is_gone(pid: int) -> bool:
+    """True when no such process runs (a zombie nobody reaped counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state == "Z"

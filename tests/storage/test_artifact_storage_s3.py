@@ -1,0 +1,73 @@
+"""Raw outputs go to S3 when BENCHDASH_S3_BUCKET is set; moto's server stands in for AWS."""
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import boto3
+import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import storages
+
+from benchdash.studies.models import Artifact
+from tests.factories import TrialFactory
+
+BUCKET = "benchdash-artifacts"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def moto_endpoint() -> Iterator[str]:
+    port = _free_port()
+    server = Path(sys.executable).with_name("moto_server")
+    process = subprocess.Popen([str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    endpoint = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    yield endpoint
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def s3_storage(settings, moto_endpoint, monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    client = boto3.client("s3", endpoint_url=moto_endpoint, region_name="us-east-1")
+    client.create_bucket(Bucket=BUCKET)
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "storages.backends.s3.S3Storage",
+            "OPTIONS": {"bucket_name": BUCKET, "endpoint_url": moto_endpoint, "region_name": "us-east-1"},
+        },
+    }
+    storages._storages = {}  # the handler caches backends; settings changed under it
+    yield client
+    storages._storages = {}
+
+
+@pytest.mark.django_db
+def test_it_stores_a_trial_artifact_in_the_s3_bucket(s3_storage):
+    trial = TrialFactory()
+    artifact = Artifact(trial=trial, kind=Artifact.Kind.PGBENCH_STDOUT, size=18)
+    artifact.file.save("pgbench.out", ContentFile(b"tps = 123.456789\n"))
+
+    stored = s3_storage.get_object(Bucket=BUCKET, Key=artifact.file.name)["Body"].read()
+    assert stored == b"tps = 123.456789\n"
+    assert artifact.file.name.startswith("artifacts/")
+    with artifact.file.open("rb") as handle:
+        assert handle.read() == b"tps = 123.456789\n"

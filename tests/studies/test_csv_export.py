@@ -1,0 +1,123 @@
+"""The CSV downloads: bytes, headers, cells, and formula neutralisation, through the real views."""
+
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from benchdash.studies.csv_export import SUMMARY_HEADER, TRENDS_HEADER, TRIAL_HEADER, inert
+from benchdash.studies.models import Trial
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
+
+pytestmark = pytest.mark.django_db
+
+BOM = b"\xef\xbb\xbf"
+
+
+def _download(client, url: str) -> tuple[bytes, list[list[str]]]:
+    response = client.get(url)
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content)
+    return body, list(csv.reader(io.StringIO(body.decode("utf-8-sig"))))
+
+
+@pytest.fixture
+def study_2021():
+    v13, v14 = BuildFactory(version="13.4"), BuildFactory(version="14.0")
+    reference = ScenarioFactory(slug="reference", name="参照系")
+    study = StudyFactory(title="2021年度 定点観測", year=2021, baseline=v13, builds=[v13, v14], scenarios=[reference])
+    for position, (build, tps) in enumerate([(v13, 437.2413), (v14, 412.9373)]):
+        TrialFactory(
+            study=study,
+            build=build,
+            scenario=reference,
+            clients=1,
+            threads=1,
+            position=position,
+            status=Trial.Status.SUCCEEDED,
+            tps=tps,
+            latency_avg_ms=2.5,
+            transactions=26234,
+            failed_transactions=0,
+        )
+    return study
+
+
+def test_a_trials_file_starts_with_a_bom_and_names_itself(client, study_2021):
+    response = client.get(reverse("studies:trials_csv", args=[study_2021.id]))
+    body = b"".join(response.streaming_content)
+    assert body.startswith(BOM + b"study_id,study,year,")
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"] == f'attachment; filename="benchdash-study-{study_2021.id}-trials.csv"'
+
+
+def test_a_trials_file_has_a_row_per_trial_cell_by_cell(client, study_2021):
+    _, rows = _download(client, reverse("studies:trials_csv", args=[study_2021.id]))
+    assert rows[0] == list(TRIAL_HEADER)
+    assert len(rows) == 3
+    first = dict(zip(TRIAL_HEADER, rows[1], strict=True))
+    assert first["study"] == "2021年度 定点観測"
+    assert (first["year"], first["host"], first["build_version"], first["scenario"]) == (
+        "2021",
+        "local",
+        "13.4",
+        "reference",
+    )
+    assert (first["clients"], first["threads"], first["repetition"], first["order"]) == ("1", "1", "1", "0")
+    assert (first["status"], first["published"], first["tps"]) == ("succeeded", "False", "437.2413")
+    assert (first["latency_avg_ms"], first["transactions"], first["failed_transactions"]) == ("2.5", "26234", "0")
+    assert (first["tps_including_connections"], first["started_at"]) == ("", "")
+    assert dict(zip(TRIAL_HEADER, rows[2], strict=True))["tps"] == "412.9373"
+
+
+def test_a_summary_file_gives_median_range_and_ratio(client, study_2021):
+    body, rows = _download(client, reverse("studies:summary_csv", args=[study_2021.id]))
+    assert body.startswith(BOM)
+    assert rows[0] == list(SUMMARY_HEADER)
+    baseline, newer = (dict(zip(SUMMARY_HEADER, row, strict=True)) for row in rows[1:])
+    assert (baseline["build_version"], baseline["baseline"], baseline["ratio_to_baseline"]) == ("13.4", "True", "")
+    assert (newer["build_version"], newer["median_tps"], newer["n"]) == ("14.0", "412.9373", "1")
+    assert float(newer["ratio_to_baseline"]) == pytest.approx(412.9373 / 437.2413)
+    assert newer["ranges_disjoint"] == "True"
+
+
+def test_a_trends_file_holds_the_index_then_the_points(client, study_2021):
+    _, rows = _download(client, reverse("trends:csv"))
+    assert rows[0] == list(TRENDS_HEADER)
+    cells = [dict(zip(TRENDS_HEADER, row, strict=True)) for row in rows[1:]]
+    assert [(c["kind"], c["version"], c["build_version"]) for c in cells] == [
+        ("index", "13", ""),
+        ("index", "14", ""),
+        ("point", "", "13.4"),
+        ("point", "", "14.0"),
+    ]
+    assert cells[0]["index"] == "100.0"
+    assert float(cells[1]["index"]) == pytest.approx(100 * 412.9373 / 437.2413)
+    assert (cells[1]["study"], cells[1]["year"], cells[3]["median_tps"]) == ("2021年度 定点観測", "2021", "412.9373")
+
+
+@pytest.mark.parametrize("title", ['=HYPERLINK("http://evil.example","x")', "+1", "@SUM(A1:A2)", "-2+3", "\tx", "\rx"])
+def test_a_title_that_looks_like_a_formula_comes_out_inert(client, study_2021, title):
+    study_2021.title = title
+    study_2021.save()
+    _, rows = _download(client, reverse("studies:trials_csv", args=[study_2021.id]))
+    assert rows[1][1] == "'" + title
+
+
+def test_numbers_stay_numbers_even_when_negative():
+    assert inert(-2.5) == -2.5
+    assert inert(0) == 0
+    assert inert("-2.5") == "'-2.5"
+    assert inert("参照系") == "参照系"
+
+
+def test_reading_needs_a_login_when_reading_is_not_public(client, study_2021, settings):
+    settings.PUBLIC_READ = False
+    response = client.get(reverse("studies:summary_csv", args=[study_2021.id]))
+    assert response.status_code == 302
+    assert "/login/" in response["Location"]
+
+
+def test_an_unknown_study_is_not_found(client):
+    assert client.get(reverse("studies:trials_csv", args=[999999])).status_code == 404

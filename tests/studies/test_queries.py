@@ -1,0 +1,106 @@
+"""The SQL aggregation gives the same figures as the pure functions on the same trials."""
+
+import random
+import statistics
+
+import pytest
+
+from benchdash.studies.models import Scenario, Trial
+from benchdash.studies.queries import study_summary, trend_links, trends_data
+from benchdash.studies.results import TpsRow, summarize
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _fill(study, builds, scenarios, clients_levels, repetitions, rng):
+    position = 0
+    for build in builds:
+        for scenario in scenarios:
+            for clients in clients_levels:
+                for repetition in range(1, repetitions + 1):
+                    tps = rng.uniform(100, 10000)
+                    TrialFactory(
+                        study=study,
+                        build=build,
+                        scenario=scenario,
+                        clients=clients,
+                        repetition=repetition,
+                        position=position,
+                        status=Trial.Status.SUCCEEDED,
+                        tps=tps,
+                    )
+                    position += 1
+    return position
+
+
+@pytest.fixture
+def two_studies():
+    rng = random.Random(7)
+    v12, v13, v14 = BuildFactory(version="12.6"), BuildFactory(version="13.4"), BuildFactory(version="14.0")
+    reference, update = ScenarioFactory(slug="reference"), ScenarioFactory(slug="update")
+    first = StudyFactory(title="2020", year=2020, baseline=v12)
+    second = StudyFactory(title="2021", year=2021, baseline=v13)
+    _fill(first, [v12, v13], [reference], [1, 16], 3, rng)
+    count = _fill(second, [v13, v14], [reference, update], [1, 16, 32], 4, rng)
+    # a failed run with a figure and a pending one: neither counts
+    TrialFactory(study=second, build=v14, scenario=reference, clients=1, repetition=8, position=count, tps=1.0)
+    Trial.objects.filter(position=count, study=second).update(status=Trial.Status.FAILED)
+    TrialFactory(study=second, build=v14, scenario=reference, clients=1, repetition=9, position=count + 1)
+    return first, second
+
+
+def _rows_in_python(study):
+    trials = Trial.objects.filter(study=study, status=Trial.Status.SUCCEEDED).select_related("build", "scenario")
+    return [
+        TpsRow(t.build_id, t.build.name, t.build.version, t.scenario_id, t.scenario.slug, t.clients, t.tps)
+        for t in trials
+    ]
+
+
+def test_the_study_summary_matches_the_pure_summary(two_studies):
+    _, study = two_studies
+    from_sql = study_summary(study)
+    in_python = summarize(_rows_in_python(study), study.baseline_id)
+    assert len(from_sql) == 2 * 2 * 3
+    assert [p.key for p in from_sql] == [p.key for p in in_python]
+    for sql_point, python_point in zip(from_sql, in_python, strict=True):
+        assert sql_point.median == pytest.approx(python_point.median)
+        assert (sql_point.minimum, sql_point.maximum, sql_point.n) == (
+            python_point.minimum,
+            python_point.maximum,
+            python_point.n,
+        )
+        assert sql_point.ratio == pytest.approx(python_point.ratio)
+        assert sql_point.ranges_disjoint == python_point.ranges_disjoint
+
+
+def test_the_trends_chain_the_two_studies_medians(two_studies):
+    first, second = two_studies
+    [reference] = [trend for trend in trends_data() if trend.scenario_slug == "reference"]
+    medians = {}
+    for study in (first, second):
+        for row in _rows_in_python(study):
+            if row.scenario_slug == "reference":
+                medians.setdefault((study.id, row.build_version, row.clients), []).append(row.tps)
+
+    def ratio(study, older, newer, levels):
+        per_level = [
+            statistics.median(medians[(study.id, newer, c)]) / statistics.median(medians[(study.id, older, c)])
+            for c in levels
+        ]
+        return statistics.geometric_mean(per_level)
+
+    assert [p.version for p in reference.index] == ["12", "13", "14"]
+    index_13 = 100 * ratio(first, "12.6", "13.4", [1, 16])
+    assert [p.index for p in reference.index] == pytest.approx(
+        [100.0, index_13, index_13 * ratio(second, "13.4", "14.0", [1, 16, 32])]
+    )
+    assert [ref.year for ref in reference.studies] == [2020, 2021]
+    assert len(reference.curves) == 2 * 2 + 2 * 3
+
+
+def test_the_update_scenario_has_one_link_from_the_newer_study(two_studies):
+    _, second = two_studies
+    links = trend_links(Scenario.objects.get(slug="update"))
+    assert [(link.study.study_id, link.pair) for link in links] == [(second.id, ("13", "14"))]

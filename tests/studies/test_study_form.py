@@ -1,0 +1,195 @@
+"""The new-study form, through the real view: every bad value is refused at its field and nothing is saved."""
+
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.urls import reverse
+
+from benchdash.inventory.models import Build
+from benchdash.studies.models import Study, Trial
+from tests.factories import BuildFactory, HostFactory, ScenarioFactory
+
+pytestmark = pytest.mark.django_db
+
+DEBIAN_15 = "/usr/lib/postgresql/15/bin"
+
+
+@pytest.fixture
+def setup_rows():
+    local = HostFactory(name="local", address="")
+    new = BuildFactory(name="pg15-a", version="15.20", bin_dir=DEBIAN_15)
+    old = BuildFactory(name="pg15-b", version="15.19", bin_dir=DEBIAN_15)
+    reference = ScenarioFactory(slug="pgecons-reference", builtin="", script="SELECT 1;", reset="once")
+    update = ScenarioFactory(slug="pgecons-update", builtin="", script="SELECT 1;", fillfactor=80, reset="trial")
+    tpcb = ScenarioFactory(slug="pgbench-tpcb", builtin="tpcb-like", reset="round")
+    return {"local": local, "new": new, "old": old, "reference": reference, "update": update, "tpcb": tpcb}
+
+
+@pytest.fixture
+def member(client):
+    user = User.objects.create_user("member", password="pw-member-1")
+    user.user_permissions.add(Permission.objects.get(codename="add_study"))
+    client.force_login(user)
+    return user
+
+
+def valid_data(rows, **changes):
+    data = {
+        "title": "15 vs 15",
+        "year": "2025",
+        "db_host": rows["local"].pk,
+        "client_host": "",
+        "builds": [rows["new"].pk, rows["old"].pk],
+        "baseline": rows["old"].pk,
+        "scenarios": [rows["reference"].pk, rows["update"].pk],
+        "client_levels": "1,2",
+        "repetitions": "3",
+        "duration_s": "2",
+        "scale": "1",
+        "fillfactor": "",
+        "pg_settings": "shared_buffers = 128MB\nmax_connections = 100",
+        "collect_sar": "on",
+        "seed": "",
+    }
+    data.update(changes)
+    return data
+
+
+def post(client, data, action="queue"):
+    return client.post(reverse("studies:new"), {**data, action: "1"})
+
+
+def test_it_sends_an_anonymous_visitor_to_the_login_page(client, setup_rows):
+    response = client.get(reverse("studies:new"))
+    assert response.status_code == 302
+    assert "login" in response["Location"]
+
+
+def test_it_refuses_a_user_without_the_add_study_permission(client, setup_rows):
+    client.force_login(User.objects.create_user("reader", password="pw-reader-1"))
+    assert client.get(reverse("studies:new")).status_code == 403
+
+
+def test_it_previews_the_trial_count_and_time_without_saving(client, member, setup_rows):
+    response = post(client, valid_data(setup_rows, seed="5"), action="preview")
+    assert response.status_code == 200
+    assert response.context["preview"]["trials"] == 2 * 2 * 2 * 3
+    assert response.context["preview"]["minutes"] > 0
+    assert b'name="queue"' in response.content
+    assert Study.objects.count() == 0
+
+
+def test_it_draws_a_seed_when_none_is_given_and_keeps_it_for_the_queue_step(client, member, setup_rows):
+    response = post(client, valid_data(setup_rows), action="preview")
+    drawn = response.context["form"].cleaned_data["seed"]
+    assert isinstance(drawn, int)
+    assert f'value="{drawn}"'.encode() in response.content
+
+
+def test_it_saves_the_study_with_its_trials_in_the_planned_order(client, member, setup_rows):
+    response = post(client, valid_data(setup_rows, seed="11"))
+    study = Study.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("studies:detail", args=[study.pk])
+    assert study.status == Study.Status.QUEUED
+    assert study.seed == 11 and study.baseline == setup_rows["old"] and study.client_host == setup_rows["local"]
+    assert study.pg_settings == {"shared_buffers": "128MB", "max_connections": "100"}
+    trials = list(study.trials.order_by("position"))
+    assert len(trials) == 24
+    assert [trial.position for trial in trials] == list(range(24))
+    assert all(trial.reset_data for trial in trials if trial.scenario == setup_rows["update"])
+    assert {trial.host for trial in trials} == {setup_rows["local"]}
+
+
+def test_it_fills_client_levels_and_settings_from_a_preset_left_as_text_empty(client, member, setup_rows):
+    from benchdash.studies.models import StudyPreset
+
+    preset = StudyPreset.objects.create(slug="p", name="p", client_levels=[1, 2, 4], pg_settings={"work_mem": "4MB"})
+    response = post(
+        client,
+        valid_data(setup_rows, client_levels="", pg_settings="", client_preset=preset.pk, settings_preset=preset.pk),
+        action="preview",
+    )
+    assert response.context["form"].cleaned_data["client_levels"] == [1, 2, 4]
+    assert response.context["form"].cleaned_data["pg_settings"] == {"work_mem": "4MB"}
+
+
+BAD_VALUES = [
+    ("client_levels", {"client_levels": "1,0"}, "not a positive whole number"),
+    ("client_levels", {"client_levels": "1,-2"}, "not a positive whole number"),
+    ("client_levels", {"client_levels": "1,2.5"}, "not a positive whole number"),
+    ("client_levels", {"client_levels": "1,abc"}, "not a positive whole number"),
+    ("client_levels", {"client_levels": "1,16,1"}, "given twice"),
+    ("client_levels", {"client_levels": "1,98"}, "above max_connections"),
+    (
+        "client_levels",
+        {"client_levels": "1,51", "pg_settings": "max_connections = 60\nsuperuser_reserved_connections = 10"},
+        "(50)",
+    ),
+    ("duration_s", {"duration_s": "0"}, ""),
+    ("duration_s", {"duration_s": "ten"}, ""),
+    ("repetitions", {"repetitions": "three"}, ""),
+    ("scale", {"scale": "1.5"}, ""),
+    ("year", {"year": "20x5"}, ""),
+    ("seed", {"seed": "abc"}, ""),
+    ("pg_settings", {"pg_settings": "shared_bufers = 128MB"}, "Unknown setting name: shared_bufers"),
+    ("pg_settings", {"pg_settings": "shared_buffers 128MB"}, "is not 'name = value'"),
+    ("pg_settings", {"pg_settings": "max_connections = many"}, "whole numbers"),
+    ("fillfactor", {"fillfactor": "70", "scenarios": "REFERENCE_ONLY"}, "sets a fillfactor"),
+    ("fillfactor", {"fillfactor": "5"}, ""),
+    ("baseline", {"baseline": "OTHER_BUILD"}, "one of the chosen builds"),
+    ("builds", {"builds": []}, ""),
+]
+
+
+@pytest.mark.parametrize(("field", "changes", "message"), BAD_VALUES)
+def test_it_refuses_each_bad_value_at_its_field_and_saves_nothing(client, member, setup_rows, field, changes, message):
+    if changes.get("scenarios") == "REFERENCE_ONLY":
+        changes["scenarios"] = [setup_rows["reference"].pk]
+    if changes.get("baseline") == "OTHER_BUILD":
+        changes["builds"] = [setup_rows["new"].pk]
+    response = post(client, valid_data(setup_rows, **changes))
+    assert response.status_code == 200
+    errors = response.context["form"].errors
+    assert field in errors, errors
+    assert message in " ".join(errors[field])
+    assert message.encode() in response.content
+    assert Study.objects.count() == 0 and Trial.objects.count() == 0
+
+
+def test_it_refuses_a_scale_below_the_largest_client_count_for_tpcb(client, member, setup_rows):
+    response = post(client, valid_data(setup_rows, scenarios=[setup_rows["tpcb"].pk], client_levels="1,4", scale="2"))
+    assert "at least the largest client count (4)" in " ".join(response.context["form"].errors["scale"])
+    assert Study.objects.count() == 0
+
+
+def test_it_refuses_a_published_build(client, member, setup_rows):
+    published = BuildFactory(name="PostgreSQL 13.4", version="13.4", kind=Build.Kind.PUBLISHED, bin_dir="")
+    response = post(client, valid_data(setup_rows, builds=[published.pk, setup_rows["old"].pk]))
+    assert "published figure" in " ".join(response.context["form"].errors["builds"])
+    assert Study.objects.count() == 0
+
+
+def test_it_refuses_an_installed_build_whose_bin_dir_the_host_lacks(client, member, setup_rows):
+    missing = BuildFactory(name="pg-missing", version="14.1", bin_dir="/nonexistent/postgresql/14/bin")
+    response = post(client, valid_data(setup_rows, builds=[missing.pk, setup_rows["old"].pk]))
+    assert "/nonexistent/postgresql/14/bin has no postgres" in " ".join(response.context["form"].errors["builds"])
+    assert Study.objects.count() == 0
+
+
+def test_a_get_on_cancel_changes_nothing(client, member, setup_rows):
+    post(client, valid_data(setup_rows, seed="1"))
+    study = Study.objects.get()
+    response = client.get(reverse("studies:cancel", args=[study.pk]))
+    study.refresh_from_db()
+    assert response.status_code == 405
+    assert study.status == Study.Status.QUEUED
+
+
+def test_queueing_needs_the_csrf_token(member, setup_rows):
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(member)
+    response = post(strict, valid_data(setup_rows, seed="1"))
+    assert response.status_code == 403
+    assert Study.objects.count() == 0

@@ -1,0 +1,206 @@
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from benchdash.inventory.models import Build
+from benchdash.studies.models import Scenario, Study, Trial
+from benchdash.trends.importer import decode_csv
+from tests.factories import BuildFactory, ScenarioFactory
+
+HEADER = "study_year,study_title,source,hardware,os,scenario,pg_version,clients,tps,statistic,repetitions,notes\n"
+GOOD_ROWS = (
+    "2021,定点観測 参照系,PGECons 2021年度WG1,m5a.8xlarge,RHEL 7.9,pgecons-reference,13.4,1,437.2413,median,3,\n"
+    "2021,定点観測 参照系,PGECons 2021年度WG1,m5a.8xlarge,RHEL 7.9,pgecons-reference,14.0,1,412.9373,median,3,\n"
+    "2021,定点観測 参照系,PGECons 2021年度WG1,m5a.8xlarge,RHEL 7.9,pgecons-reference,14.0,16,4668.131,median,3,\n"
+)
+SHIPPED_CSV = Path(__file__).resolve().parents[2] / "data" / "published_results.csv"
+
+
+@pytest.fixture
+def scenarios(db: None) -> None:
+    ScenarioFactory(slug="pgecons-reference", builtin="")
+    ScenarioFactory(slug="pgecons-update", builtin="")
+    ScenarioFactory(slug="pgbench-tpcb", builtin=Scenario.Builtin.TPCB)
+
+
+def import_results(path: Path, *options: str) -> str:
+    out = StringIO()
+    call_command("import_results", str(path), *options, stdout=out)
+    return out.getvalue()
+
+
+def write(tmp_path: Path, data: bytes) -> Path:
+    path = tmp_path / "results.csv"
+    path.write_bytes(data)
+    return path
+
+
+def assert_the_good_rows_were_imported() -> None:
+    study = Study.objects.get()
+    assert (study.title, study.year, study.kind, study.status) == ("定点観測 参照系", 2021, "published", "published")
+    assert (study.hardware, study.os, study.statistic, study.repetitions) == ("m5a.8xlarge", "RHEL 7.9", "median", 3)
+    assert study.baseline.name == "PostgreSQL 13.4"
+    assert study.client_levels == [1, 16]
+    figures = {(trial.build.name, trial.clients): trial.tps for trial in study.trials.all()}
+    assert figures == {
+        ("PostgreSQL 13.4", 1): 437.2413,
+        ("PostgreSQL 14.0", 1): 412.9373,
+        ("PostgreSQL 14.0", 16): 4668.131,
+    }
+    assert set(study.trials.values_list("published", "status", "repetition", "statistic")) == {
+        (True, "succeeded", 1, "median")
+    }
+    assert set(Build.objects.values_list("kind", "version")) == {("published", "13.4"), ("published", "14.0")}
+
+
+def test_it_detects_the_encoding_of_a_file() -> None:
+    text = HEADER + GOOD_ROWS
+
+    assert decode_csv(text.encode("utf-8")) == text
+    assert decode_csv(b"\xef\xbb\xbf" + text.encode("utf-8")) == text
+    assert decode_csv(text.encode("cp932")) == text
+    assert decode_csv(text.encode("cp932"), "cp932") == text
+
+
+def test_it_imports_a_utf8_file(scenarios: None, tmp_path: Path) -> None:
+    output = import_results(write(tmp_path, (HEADER + GOOD_ROWS).encode("utf-8")))
+
+    assert_the_good_rows_were_imported()
+    assert "1 studies created" in output
+    assert "3 figures created" in output
+
+
+def test_it_imports_a_utf8_file_with_a_bom(scenarios: None, tmp_path: Path) -> None:
+    import_results(write(tmp_path, (HEADER + GOOD_ROWS).encode("utf-8-sig")))
+
+    assert_the_good_rows_were_imported()
+
+
+def test_it_imports_a_cp932_file_with_a_japanese_title(scenarios: None, tmp_path: Path) -> None:
+    import_results(write(tmp_path, (HEADER + GOOD_ROWS).encode("cp932")))
+
+    assert_the_good_rows_were_imported()
+
+
+def test_it_reads_the_encoding_it_is_told(scenarios: None, tmp_path: Path) -> None:
+    import_results(write(tmp_path, (HEADER + GOOD_ROWS).encode("cp932")), "--encoding", "cp932")
+
+    assert_the_good_rows_were_imported()
+
+
+def test_it_accepts_the_columns_in_any_order(scenarios: None, tmp_path: Path) -> None:
+    text = (
+        "tps,clients,pg_version,scenario,statistic,study_title,study_year,source,hardware,os,repetitions,notes\n"
+        "109,256,9.6.0,pgbench-tpcb,relative,EDB,2018,blog,,OEL 6.4,10,+9%\n"
+    )
+    import_results(write(tmp_path, text.encode()))
+
+    trial = Trial.objects.get()
+    assert (trial.tps, trial.clients, trial.build.name, trial.notes) == (109.0, 256, "PostgreSQL 9.6.0", "+9%")
+
+
+def test_it_adds_nothing_when_the_same_file_is_imported_again(scenarios: None, tmp_path: Path) -> None:
+    path = write(tmp_path, (HEADER + GOOD_ROWS).encode())
+    import_results(path)
+
+    output = import_results(path)
+
+    assert (Study.objects.count(), Trial.objects.count(), Build.objects.count()) == (1, 3, 2)
+    assert "0 studies created, 1 already present; 0 figures created, 3 already present" in output
+
+
+def test_it_reuses_an_existing_build_of_the_same_name(scenarios: None, tmp_path: Path) -> None:
+    installed = BuildFactory(name="PostgreSQL 14.0", version="14.0")
+
+    import_results(write(tmp_path, (HEADER + GOOD_ROWS).encode()))
+
+    assert Build.objects.count() == 2
+    assert Trial.objects.filter(build=installed).count() == 2
+
+
+def test_it_imports_nothing_when_one_row_is_bad(scenarios: None, tmp_path: Path) -> None:
+    bad_row = "2021,定点観測 参照系,PGECons,m5a.8xlarge,RHEL 7.9,no-such-scenario,14.0,32,8193.761,median,3,\n"
+    path = write(tmp_path, (HEADER + GOOD_ROWS + bad_row).encode())
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(path)
+
+    assert "line 5: unknown scenario 'no-such-scenario'" in str(rejected.value)
+    assert (Study.objects.count(), Trial.objects.count(), Build.objects.count()) == (0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("row", "reason"),
+    [
+        ("2021,t,s,h,o,pgecons-reference,14.0,0,1.5,median,3,", "clients '0' is not a positive integer"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,2.5,1.5,median,3,", "clients '2.5' is not a positive integer"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,1,-3,median,3,", "tps '-3' is not a non-negative number"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,1,abc,median,3,", "tps 'abc' is not a non-negative number"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,1,5,average,3,", "statistic 'average' is not one of"),
+        ("2021,t,s,h,o,pgecons-reference,v14,1,5,median,3,", "pg_version 'v14' is not like 9.4, 13.4 or 14.0"),
+        ("2021,,s,h,o,pgecons-reference,14.0,1,5,median,3,", "empty study_title"),
+        ("1899,t,s,h,o,pgecons-reference,14.0,1,5,median,3,", "study_year '1899' out of range"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,1,5,median", "missing column repetitions"),
+    ],
+)
+def test_it_names_the_line_and_the_reason_of_a_bad_row(scenarios: None, tmp_path: Path, row: str, reason: str) -> None:
+    path = write(tmp_path, (HEADER + GOOD_ROWS + row + "\n").encode())
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(path)
+
+    assert f"line 5: {reason}" in str(rejected.value)
+    assert Trial.objects.count() == 0
+
+
+def test_it_refuses_a_duplicate_row(scenarios: None, tmp_path: Path) -> None:
+    path = write(tmp_path, (HEADER + GOOD_ROWS + GOOD_ROWS.splitlines(keepends=True)[1]).encode())
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(path)
+
+    assert "line 5: duplicate row (same figure as line 3)" in str(rejected.value)
+    assert Trial.objects.count() == 0
+
+
+def test_it_refuses_a_file_without_a_column(scenarios: None, tmp_path: Path) -> None:
+    row = b"2021,t,s,h,o,pgecons-reference,14.0,1,5,median,3\n"
+    path = write(tmp_path, HEADER.replace(",notes", "").encode() + row)
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(path)
+
+    assert "line 1: missing column(s) notes" in str(rejected.value)
+
+
+def test_the_shipped_history_gives_the_2021_ratio_at_one_client(scenarios: None) -> None:
+    import_results(SHIPPED_CSV)
+
+    study = Study.objects.get(year=2021)
+    at_one_client = dict(study.trials.filter(clients=1).values_list("build__version", "tps"))
+    assert study.baseline.version == "13.4"
+    assert at_one_client == {"13.4": 437.2413, "14.0": 412.9373}
+    assert at_one_client["14.0"] / at_one_client["13.4"] == pytest.approx(0.944, abs=0.0005)
+    assert study.trials.count() == 16
+
+
+def test_the_shipped_history_holds_every_published_study(scenarios: None) -> None:
+    import_results(SHIPPED_CSV)
+
+    studies = {study.title: (study.year, study.statistic, study.baseline.version) for study in Study.objects.all()}
+    assert len(studies) == 6
+    assert sorted(studies.values()) == [
+        (2008, "mean", "8.1.4"),
+        (2008, "mean", "8.1.4"),
+        (2014, "median", "9.3"),
+        (2014, "relative", "9.3"),
+        (2018, "relative", "9.4.3"),
+        (2021, "median", "13.4"),
+    ]
+    edb = dict(Trial.objects.filter(study__year=2018).values_list("build__version", "tps"))
+    assert edb == {"9.4.3": 100.0, "9.6.0": 109.0, "11.0": 117.0}
+    peaks = dict(Trial.objects.filter(notes__startswith="peak TPS").values_list("build__version", "tps"))
+    assert peaks == {"9.3": 34000.0, "9.4rc1": 41000.0}

@@ -1,0 +1,119 @@
+"""The small POSIX sh scripts behind background commands, the same for SSH and local targets.
+
+They are constants: every value reaches them as a positional argument ("$1"...), never pasted into
+the script text, so a path or an argument cannot turn into shell code.
+
+A background command <name> leaves in <run dir>:
+  <name>.pid   the process group id while it runs (removed when it ends or is stopped)
+  <name>.out / <name>.err   its output
+  <name>.rc    its exit status, once it ended on its own or after a signal it survived to report
+"""
+
+# Exit statuses of the scripts, chosen away from the ones sh and coreutils use.
+STOP_NOTHING = 3  # nothing was running under that name
+WAIT_GONE = 4  # the group is gone without reporting a status (killed)
+WAIT_TIMED_OUT = 5
+
+# "Alive" means a process of the session that is not a zombie: on a target whose init does not
+# reap orphans, `kill -0` alone would call a dead group alive forever.
+_ALIVE = r"""
+alive() {
+  if command -v ps >/dev/null 2>&1; then
+    ps -o stat= --sid "$1" 2>/dev/null | grep -q '^ *[^Z ]'
+  else
+    kill -s 0 -- "-$1" 2>/dev/null
+  fi
+}
+"""
+
+# $1 run dir, $2 name, then the command. Runs as the session leader: its pid is the group id.
+# The trap makes sh outlive a polite signal to the group, so it can still record the exit status.
+WRAPPER = r"""
+run=$1 name=$2
+shift 2
+echo $$ > "$run/$name.pid.tmp" && mv -f "$run/$name.pid.tmp" "$run/$name.pid"
+trap : INT TERM HUP
+"$@"
+status=$?
+echo "$status" > "$run/$name.rc.tmp" && mv -f "$run/$name.rc.tmp" "$run/$name.rc"
+rm -f "$run/$name.pid"
+"""
+
+# $1 wrapper script, $2 run dir, $3 name, $4 working directory or "", then the command.
+LAUNCH = (
+    _ALIVE
+    + r"""
+wrapper=$1 run=$2 name=$3 cwd=$4
+shift 4
+mkdir -p "$run" || exit 1
+if [ -s "$run/$name.pid" ] && alive "$(cat "$run/$name.pid")"; then
+  echo "background command $name is already running" >&2
+  exit 1
+fi
+rm -f "$run/$name.pid" "$run/$name.rc" "$run/$name.out" "$run/$name.err"
+if [ -n "$cwd" ]; then cd "$cwd" || exit 1; fi
+setsid -f sh -c "$wrapper" sh "$run" "$name" "$@" </dev/null >"$run/$name.out" 2>"$run/$name.err"
+i=0
+while [ ! -s "$run/$name.pid" ] && [ ! -f "$run/$name.rc" ]; do
+  i=$((i + 1))
+  if [ "$i" -gt 200 ]; then echo "background command $name did not start" >&2; exit 1; fi
+  sleep 0.05
+done
+"""
+)
+
+# $1 run dir, $2 name, $3 signal name, $4 grace in tenths of a second.
+STOP = (
+    _ALIVE
+    + r"""
+run=$1 name=$2 sig=$3 ticks=$4
+pidfile="$run/$name.pid"
+[ -f "$pidfile" ] || exit 3
+pgid=$(cat "$pidfile")
+case "$pgid" in ''|*[!0-9]*) rm -f "$pidfile"; exit 3 ;; esac
+if ! alive "$pgid"; then rm -f "$pidfile"; exit 3; fi
+kill -s "$sig" -- "-$pgid" 2>/dev/null
+i=0
+while alive "$pgid"; do
+  if [ "$i" -ge "$ticks" ]; then
+    kill -s KILL -- "-$pgid" 2>/dev/null
+    [ "$i" -ge $((ticks + 50)) ] && break
+  fi
+  i=$((i + 1))
+  sleep 0.1
+done
+rm -f "$pidfile"
+exit 0
+"""
+)
+
+# $1 run dir, $2 name, $3 limit in tenths of a second.
+WAIT = (
+    _ALIVE
+    + r"""
+run=$1 name=$2 ticks=$3
+i=0
+while [ ! -f "$run/$name.rc" ]; do
+  pgid=$(cat "$run/$name.pid" 2>/dev/null)
+  if [ -z "$pgid" ] || ! alive "$pgid"; then
+    [ -f "$run/$name.rc" ] && exit 0
+    exit 4
+  fi
+  i=$((i + 1))
+  [ "$i" -gt "$ticks" ] && exit 5
+  sleep 0.1
+done
+exit 0
+"""
+)
+
+# $1 run dir, $2 name: prints the exit status, or nothing when there is none.
+STATUS = r"""
+cat "$1/$2.rc" 2>/dev/null
+touch "$1/$2.out" "$1/$2.err"
+"""
+
+# $1 path, $2 octal mode; the content comes on stdin.
+WRITE_FILE = r"""
+mkdir -p "$(dirname -- "$1")" && cat > "$1" && chmod "$2" "$1"
+"""

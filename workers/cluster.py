@@ -1,0 +1,324 @@
+"""A PostgreSQL cluster on a target: initdb, the study's settings, start and stop, pgbench -i, prewarm, snapshots.
+
+Layout of <work_dir>/clusters/<build>-s<scale>-f<fillfactor>/:
+  data/        the data directory
+  snapshot/    a copy of data/ taken right after pgbench -i with the server stopped (fast data reset)
+  server.log   the server's log
+  data.json    marker: which study, build, scale and fillfactor the data belongs to
+
+Every command is an argument list run through the Transport; settings travel as file contents,
+never through a shell. PostgreSQL runs as the target's user (LocalTransport: the unprivileged one).
+"""
+
+import json
+import posixpath
+import random
+import re
+from collections.abc import Iterable, Mapping
+
+from workers.builds import InstalledBuild, find_client_tool, install_build
+from workers.pg_conf import ClusterError, UnknownSetting, conf_lines, hba_address, listening_ports, unknown_settings
+from workers.spec import TrialSpec
+from workers.transport import Transport
+
+SUPERUSER = "postgres"
+DBNAME = "postgres"
+SETTINGS_FILE = "benchdash.conf"  # the study's postgresql.conf settings
+SERVER_FILE = "benchdash-server.conf"  # port, addresses, socket: ours, read last so they win
+MARKER_FILE = "data.json"
+INCLUDE_BLOCK = f"\n# added by benchdash\ninclude_if_exists = '{SETTINGS_FILE}'\ninclude_if_exists = '{SERVER_FILE}'\n"
+PORT_RANGE = (20000, 60000)
+START_ATTEMPTS = 3
+# A unix socket path may not exceed 107 bytes; past this the socket goes to /tmp instead.
+MAX_SOCKET_DIR_LEN = 90
+
+
+class Cluster:
+    """One data directory on a target and the server that runs on it."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        installed: InstalledBuild,
+        data_dir: str,
+        port: int | None = None,
+        *,
+        listen_addresses: Iterable[str] = ("127.0.0.1",),
+        client_addresses: Iterable[str] = (),
+    ) -> None:
+        self.transport = transport
+        self.installed = installed
+        self.data_dir = data_dir.rstrip("/")
+        self.port = port
+        self.listen_addresses = list(dict.fromkeys(listen_addresses))
+        self.client_addresses = list(client_addresses)
+        self.cluster_dir = posixpath.dirname(self.data_dir)
+        self.snapshot_dir = posixpath.join(self.cluster_dir, "snapshot")
+        self.log_path = posixpath.join(self.cluster_dir, "server.log")
+        self.socket_dir = self.cluster_dir if len(self.cluster_dir) <= MAX_SOCKET_DIR_LEN else "/tmp"
+        self.user = SUPERUSER
+        self.dbname = DBNAME
+        self._setting_names: set[str] | None = None
+        self._tools: dict[str, str] = {}
+
+    def __repr__(self) -> str:
+        return f"Cluster({self.data_dir!r}, PostgreSQL {self.installed.version}, port={self.port})"
+
+    # -- commands ---------------------------------------------------------------------------
+    def _run(self, argv: list[str], *, timeout: float = 600, what: str, input_text: str | None = None) -> str:
+        result = self.transport.run(
+            argv, timeout=timeout, check=False, input=input_text.encode() if input_text is not None else None
+        )
+        if not result.ok:
+            detail = (result.stderr or result.stdout).decode("utf-8", "replace").strip()[-2000:]
+            raise ClusterError(f"{what} failed on {self.transport.host.name} ({self.data_dir}): {detail}")
+        return result.text
+
+    def _client_tool(self, name: str) -> str:
+        if name not in self._tools:
+            self._tools[name] = find_client_tool(self.transport, name, self.installed)
+        return self._tools[name]
+
+    def _connection_args(self) -> list[str]:
+        if self.port is None:
+            raise ClusterError(f"{self.data_dir}: the server has not been started")
+        return ["-h", self.socket_dir, "-p", str(self.port), "-U", self.user]
+
+    def _pg_ctl(self, *args: str, timeout: float = 300, what: str) -> str:
+        return self._run([self.installed.tool("pg_ctl"), "-D", self.data_dir, *args], timeout=timeout, what=what)
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def initdb(self) -> None:
+        """A new, empty data directory (whatever was there is removed)."""
+        self.stop()
+        self.transport.run(["rm", "-rf", self.data_dir])
+        self.transport.run(["mkdir", "-p", self.cluster_dir])
+        argv = [self.installed.tool("initdb"), "-D", self.data_dir, "-U", self.user, "-A", "trust"]
+        self._run([*argv, "-E", "UTF8", "--no-locale", "--no-sync"], timeout=600, what="initdb")
+        self.transport.put_bytes(b"", posixpath.join(self.data_dir, SETTINGS_FILE), mode=0o600)
+        self._append_once("postgresql.conf", INCLUDE_BLOCK)
+
+    def _append_once(self, filename: str, block: str) -> None:
+        path = posixpath.join(self.data_dir, filename)
+        current = self.transport.get_bytes(path).decode("utf-8", "replace")
+        if block.strip() not in current:
+            self.transport.put_bytes((current.rstrip("\n") + "\n" + block).encode(), path, mode=0o600)
+
+    def setting_names(self) -> set[str]:
+        """Every setting this server knows, from its own `postgres --describe-config`."""
+        if self._setting_names is None:
+            text = self._run([self.installed.tool("postgres"), "--describe-config"], what="postgres --describe-config")
+            self._setting_names = {line.split("\t", 1)[0].lower() for line in text.splitlines() if line.strip()}
+        return self._setting_names
+
+    def configure(self, settings: Mapping[str, str]) -> None:
+        """Write the study's settings to benchdash.conf (included from postgresql.conf); takes effect at start."""
+        unknown = unknown_settings(settings, self.setting_names(), settings.get("shared_preload_libraries", ""))
+        if unknown:
+            raise UnknownSetting(
+                f"PostgreSQL {self.installed.version} has no setting named {', '.join(map(repr, unknown))}; "
+                f"check the spelling (postgres --describe-config lists them all)"
+            )
+        self.transport.put_bytes(conf_lines(settings).encode(), posixpath.join(self.data_dir, SETTINGS_FILE), 0o600)
+
+    def _write_server_settings(self) -> None:
+        server = {
+            "port": str(self.port),
+            "listen_addresses": ",".join(self.listen_addresses),
+            "unix_socket_directories": self.socket_dir,
+        }
+        self.transport.put_bytes(conf_lines(server).encode(), posixpath.join(self.data_dir, SERVER_FILE), 0o600)
+        if self.client_addresses:
+            rules = "".join(f"host all all {hba_address(address)} trust\n" for address in self.client_addresses)
+            self._append_once("pg_hba.conf", "# added by benchdash: the pgbench client host\n" + rules)
+
+    def _free_port(self, avoid: set[int]) -> int:
+        tables = self.transport.run(["cat", "/proc/net/tcp", "/proc/net/tcp6"], check=False, timeout=60).text
+        busy = listening_ports(tables) | avoid
+        rng = random.SystemRandom()
+        while True:
+            port = rng.randint(*PORT_RANGE)
+            if port not in busy:
+                return port
+
+    def start(self) -> None:
+        """Start on a free port (chosen on the target) and wait until it accepts connections."""
+        tried: set[int] = set()
+        for attempt in range(START_ATTEMPTS):
+            if self.port is None or attempt > 0:
+                self.port = self._free_port(tried)
+            tried.add(self.port)
+            self._write_server_settings()
+            try:
+                self._pg_ctl("-l", self.log_path, "-w", "-t", "300", "start", timeout=360, what="pg_ctl start")
+                return
+            except ClusterError as error:
+                log = self.server_log_tail(20).decode("utf-8", "replace")
+                if "could not bind" not in log and "in use" not in log or attempt == START_ATTEMPTS - 1:
+                    raise ClusterError(f"{error}\n--- server log ---\n{log}") from error
+
+    def stop(self) -> None:
+        if self.is_running():
+            self._pg_ctl("-m", "fast", "-w", "-t", "300", "stop", timeout=360, what="pg_ctl stop")
+
+    def is_running(self) -> bool:
+        argv = [self.installed.tool("pg_ctl"), "-D", self.data_dir, "status"]
+        return self.transport.run(argv, check=False, timeout=60).ok
+
+    # -- SQL and data -----------------------------------------------------------------------
+    def psql(self, sql: str, *, timeout: float = 600) -> str:
+        """Run SQL (read from stdin, stopping at the first error); returns unaligned, tuples-only output."""
+        argv = [self._client_tool("psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", *self._connection_args()]
+        return self._run([*argv, "-d", self.dbname, "-f", "-"], timeout=timeout, what="psql", input_text=sql)
+
+    def pgbench_init(self, scale: int, fillfactor: int | None = None) -> str:
+        """`pgbench -i -s SCALE [-F FILLFACTOR]` with the client's pgbench; returns its output."""
+        argv = [self._client_tool("pgbench"), "-i", "-s", str(int(scale))]
+        if fillfactor:
+            argv += ["-F", str(int(fillfactor))]
+        argv += [*self._connection_args(), self.dbname]
+        result = self.transport.run(argv, timeout=600 + 30 * int(scale), check=False)
+        if not result.ok:
+            raise ClusterError(f"pgbench -i failed: {result.stderr.decode('utf-8', 'replace').strip()[-2000:]}")
+        return result.stderr.decode("utf-8", "replace") + result.text
+
+    def prewarm(self) -> int:
+        """Load pgbench_accounts into shared buffers (as the seeds do); returns the number of blocks read."""
+        out = self.psql("CREATE EXTENSION IF NOT EXISTS pg_prewarm;\nSELECT pg_prewarm('pgbench_accounts');\n")
+        return int(out.strip().splitlines()[-1])
+
+    def checkpoint_vacuum(self) -> None:
+        # VACUUM first, so that the CHECKPOINT also writes out the pages the vacuum dirtied.
+        self.psql("VACUUM;\n", timeout=3600)
+        self.psql("CHECKPOINT;\n", timeout=3600)
+
+    def snapshot(self) -> None:
+        """Copy the data directory aside with the server stopped; restarts it if it was running."""
+        was_running = self.is_running()
+        self.stop()
+        part = f"{self.snapshot_dir}.part"
+        self.transport.run(["rm", "-rf", part])
+        self.transport.run(["cp", "-a", self.data_dir, part], timeout=7200)
+        self.transport.run(["rm", "-rf", self.snapshot_dir])
+        self.transport.run(["mv", "-T", part, self.snapshot_dir])
+        if was_running:
+            self.start()
+
+    def has_snapshot(self) -> bool:
+        return self.transport.exists(posixpath.join(self.snapshot_dir, "PG_VERSION"))
+
+    def restore_snapshot(self) -> None:
+        """Put the snapshot back as the data directory: stop, replace, start (if it was running)."""
+        if not self.has_snapshot():
+            raise ClusterError(f"{self.data_dir}: no snapshot to restore")
+        was_running = self.is_running()
+        self.stop()
+        self.transport.run(["rm", "-rf", self.data_dir], timeout=3600)
+        self.transport.run(["cp", "-a", self.snapshot_dir, self.data_dir], timeout=7200)
+        if was_running:
+            self.start()
+
+    # -- what it looks like -----------------------------------------------------------------
+    def show_all(self) -> dict[str, str]:
+        """Every setting as SHOW prints it (units included: '64MB', not '8192')."""
+        argv = [self._client_tool("psql"), "-X", "-q", "-A", "-t", "-F", "\x1f", "-R", "\x1e"]
+        sql = "SELECT name, current_setting(name) FROM pg_settings ORDER BY name"
+        text = self._run([*argv, *self._connection_args(), "-d", self.dbname, "-c", sql], what="show_all")
+        rows = (record.split("\x1f", 1) for record in text.strip("\n").split("\x1e") if "\x1f" in record)
+        return {name.strip("\n"): value for name, value in rows}
+
+    def server_log_tail(self, lines: int = 200) -> bytes:
+        return self.transport.run(["tail", "-n", str(int(lines)), self.log_path], check=False, timeout=60).stdout
+
+    def read_marker(self) -> dict:
+        path = posixpath.join(self.cluster_dir, MARKER_FILE)
+        if not self.transport.exists(path):
+            return {}
+        try:
+            return json.loads(self.transport.get_bytes(path))
+        except ValueError:
+            return {}
+
+    def write_marker(self, marker: dict) -> None:
+        self.transport.put_bytes(
+            json.dumps(marker, sort_keys=True).encode(), posixpath.join(self.cluster_dir, MARKER_FILE)
+        )
+
+    def clear_marker(self) -> None:
+        self.transport.run(["rm", "-f", posixpath.join(self.cluster_dir, MARKER_FILE)])
+
+
+# -- the cluster a trial needs ------------------------------------------------------------------
+RESET_METHODS = ("restore", "init")
+
+
+def cluster_dir_name(build_name: str, scale: int, fillfactor: int | None) -> str:
+    """'<build>-s<scale>-f<fillfactor>', the build name reduced to characters safe in any path."""
+    safe_name = re.sub(r"[^A-Za-z0-9._-]+", "-", build_name).strip("-.") or "build"
+    return f"{safe_name}-s{int(scale)}-f{int(fillfactor or 100)}"
+
+
+def data_marker(spec: TrialSpec, version: str) -> dict:
+    """What the data directory must have been built for to be reused by this trial."""
+    return {
+        "study_id": spec.study_id,
+        "build": spec.build.name,
+        "version": version,
+        "scale": spec.scale,
+        "fillfactor": spec.fillfactor or 100,
+    }
+
+
+def cluster_for(transport: Transport, spec: TrialSpec, installed: InstalledBuild) -> Cluster:
+    """The trial's cluster; when pgbench runs on another host, the server also listens on the DB host's address."""
+    data_dir = posixpath.join(
+        spec.db_host.work_dir, "clusters", cluster_dir_name(spec.build.name, spec.scale, spec.fillfactor), "data"
+    )
+    listen, clients = ["127.0.0.1"], []
+    if spec.client_host.name != spec.db_host.name:
+        listen += [spec.db_host.address] if spec.db_host.address else ["*"]
+        # The worker itself has no address of record: then any host on the DB host's own subnets.
+        clients = [spec.client_host.address or "samenet"]
+    return Cluster(transport, installed, data_dir, listen_addresses=listen, client_addresses=clients)
+
+
+def prepare_cluster(transport: Transport, spec: TrialSpec, *, reset_method: str = "restore") -> Cluster:
+    """A running cluster with the trial's data and settings.
+
+    1. Install the build (once per target) and stop a server an earlier trial left running.
+    2. No data for this (study, build, scale, fillfactor) per the marker: initdb, pgbench -i, and a
+       snapshot when the scenario resets data again later and reset_method is "restore".
+    3. Data there and spec.reset_data: restore the snapshot, or run pgbench -i again.
+    4. Write the study's settings, start, prewarm when the scenario asks.
+    """
+    if reset_method not in RESET_METHODS:
+        raise ValueError(f"reset_method must be one of {RESET_METHODS}, not {reset_method!r}")
+    installed = install_build(transport, spec.build)
+    cluster = cluster_for(transport, spec, installed)
+    cluster.stop()
+    marker = data_marker(spec, installed.version)
+    have_data = cluster.read_marker() == marker and transport.exists(posixpath.join(cluster.data_dir, "PG_VERSION"))
+    if not have_data:
+        _create_data(cluster, spec, marker, keep_snapshot=reset_method == "restore" and spec.scenario.reset != "once")
+    elif spec.reset_data and reset_method == "restore" and cluster.has_snapshot():
+        cluster.restore_snapshot()
+    cluster.configure(spec.pg_settings)
+    if not cluster.is_running():
+        cluster.start()
+    if have_data and spec.reset_data and not (reset_method == "restore" and cluster.has_snapshot()):
+        cluster.pgbench_init(spec.scale, spec.fillfactor)
+    if spec.scenario.prewarm:
+        cluster.prewarm()
+    return cluster
+
+
+def _create_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, keep_snapshot: bool) -> None:
+    cluster.clear_marker()
+    cluster.transport.run(["rm", "-rf", cluster.snapshot_dir])
+    cluster.initdb()
+    cluster.configure(spec.pg_settings)
+    cluster.start()
+    cluster.pgbench_init(spec.scale, spec.fillfactor)
+    if keep_snapshot:
+        cluster.snapshot()
+    cluster.write_marker(marker)

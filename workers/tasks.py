@@ -1,0 +1,165 @@
+"""Celery tasks: the bridge between the database and the engine, and the only workers/ module that
+imports Django.
+
+One task runs one trial, then sends the task of the next one, so that no task lives longer than
+TRIAL_TIME_LIMIT, which stays well under the broker's visibility timeout (Redis hands an
+unacknowledged task to a second worker after that timeout).
+"""
+
+import logging
+import threading
+from contextlib import ExitStack
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+from celery import shared_task
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.db import close_old_connections, connection
+
+from benchdash.studies import services
+from benchdash.studies.models import Study, Trial
+from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialOutcome, TrialSpec
+
+logger = logging.getLogger(__name__)
+
+if settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] < settings.TRIAL_TIME_LIMIT * 2:
+    raise ImproperlyConfigured("BENCHDASH_TRIAL_TIME_LIMIT must stay under half of CELERY_VISIBILITY_TIMEOUT")
+
+
+@shared_task(
+    bind=True,
+    name="workers.tasks.run_study_trial",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    time_limit=settings.TRIAL_TIME_LIMIT,
+    soft_time_limit=max(settings.TRIAL_TIME_LIMIT - 60, settings.TRIAL_TIME_LIMIT // 2),
+    max_retries=None,
+)
+def run_study_trial(self: Any, trial_id: int) -> str:
+    """Claim trial_id, run it on its hosts, store what came out, send the next trial's task."""
+    close_old_connections()
+    try:
+        trial = services.trial_claim(trial_id=trial_id, worker=self.request.hostname or "")
+    except services.HostBusy:
+        services.trial_touch(trial_id=trial_id)
+        raise self.retry(countdown=settings.HOST_BUSY_RETRY_S) from None
+    if trial is None:
+        return "not pending"
+    outcome = _run_with_heartbeat(trial)
+    trial = services.trial_finish(trial=trial, outcome=outcome)
+    services.study_continue(study_id=trial.study_id)
+    logger.info("trial %s of study %s: %s %s", trial.pk, trial.study_id, trial.status, trial.tps)
+    return str(trial.status)
+
+
+@shared_task(name="workers.tasks.requeue_orphaned_studies")
+def requeue_orphaned_studies() -> list[int]:
+    """Beat: put back trials whose worker vanished and resend studies with no task in flight."""
+    close_old_connections()
+    resent = services.trials_orphaned()
+    if resent:
+        logger.warning("resent orphaned trials: %s", resent)
+    return resent
+
+
+def _run_with_heartbeat(trial: Trial) -> TrialOutcome:
+    stop = threading.Event()
+    beat = threading.Thread(target=_heartbeat, args=(trial.pk, stop), daemon=True)
+    beat.start()
+    try:
+        return _run(trial)
+    finally:
+        stop.set()
+        beat.join(timeout=5)
+
+
+def _heartbeat(trial_id: int, stop: threading.Event) -> None:
+    try:
+        while not stop.wait(settings.TRIAL_HEARTBEAT_S):
+            services.trial_heartbeat(trial_id=trial_id)
+    finally:
+        connection.close()
+
+
+def _run(trial: Trial) -> TrialOutcome:
+    """Any failure of the target (SSH, server, pgbench, time limit) is an outcome, not a crash:
+    the attempt counts and the study goes on."""
+    from workers.runner import run_trial
+    from workers.transport import connect
+
+    spec = trial_spec(trial)
+    try:
+        with ExitStack() as stack:
+            db = stack.enter_context(connect(spec.db_host))
+            client = None if spec.client_host == spec.db_host else stack.enter_context(connect(spec.client_host))
+            cancelled = partial(services.study_is_cancelled, study_id=trial.study_id)
+            outcome = run_trial(spec, db, client, should_cancel=cancelled)
+            if outcome.ok and spec.collect_perf and trial.repetition == 1:
+                _add_profile(
+                    outcome,
+                    run_trial(replace(spec, profile_only=True, reset_data=False), db, client, should_cancel=cancelled),
+                )
+            return outcome
+    except Exception as error:
+        logger.exception("trial %s failed on its target", trial.pk)
+        return TrialOutcome(ok=False, error=f"{type(error).__name__}: {error}")
+
+
+def _add_profile(outcome: TrialOutcome, profiled: TrialOutcome) -> None:
+    """perf runs in an extra, unreported run of the same point, so it never touches the measured TPS."""
+    if "perf_folded" in profiled.artifacts:
+        outcome.artifacts["perf_folded"] = profiled.artifacts["perf_folded"]
+    outcome.notes.append("perf: from an extra profiled run" if profiled.ok else f"perf run failed: {profiled.error}")
+
+
+def trial_spec(trial: Trial) -> TrialSpec:
+    """The plain data the engine runs from; a retried attempt starts from fresh data."""
+    trial = Trial.objects.select_related("study__db_host", "study__client_host", "build", "scenario").get(pk=trial.pk)
+    study: Study = trial.study
+    scenario = trial.scenario
+    return TrialSpec(
+        trial_id=trial.pk,
+        study_id=study.pk,
+        db_host=host_spec(study.db_host),
+        client_host=host_spec(study.client_host or study.db_host),
+        build=BuildSpec(
+            name=trial.build.name,
+            kind=trial.build.kind,
+            version=trial.build.version,
+            bin_dir=trial.build.bin_dir,
+            archive_path=trial.build.archive_path,
+        ),
+        scenario=ScenarioSpec(
+            slug=scenario.slug,
+            builtin=scenario.builtin,
+            script=scenario.script,
+            reset=scenario.reset,
+            prewarm=scenario.prewarm,
+            checkpoint_vacuum=scenario.checkpoint_vacuum,
+            protocol=scenario.protocol,
+        ),
+        clients=trial.clients,
+        threads=trial.threads,
+        duration_s=study.duration_s,
+        scale=study.scale,
+        fillfactor=(study.fillfactor or scenario.fillfactor) if scenario.fillfactor else None,
+        pg_settings={name: str(value) for name, value in study.pg_settings.items()},
+        collect_sar=study.collect_sar,
+        collect_perf=study.collect_perf,
+        collect_wait_events=study.collect_wait_events,
+        reset_data=trial.reset_data or trial.attempts > 1,
+    )
+
+
+def host_spec(host: Any) -> HostSpec:
+    return HostSpec(
+        name=host.name,
+        address=host.address,
+        port=host.port,
+        username=host.username,
+        key_path=host.key_path,
+        host_key=host.host_key,
+        work_dir=host.work_dir,
+    )
