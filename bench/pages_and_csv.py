@@ -108,9 +108,11 @@ def _fill_trials(study_ids: list[int], trial_count: int) -> None:
     columns, defaults = _trial_columns(Trial)
     per_study = trial_count // len(study_ids)
     rng = random.Random(1)
+    # Read the studies before COPY starts: the connection serves nothing else while copying.
+    studies = list(Study.objects.filter(id__in=study_ids).prefetch_related("builds", "scenarios"))
     with connection.cursor() as cursor, cursor.connection.cursor() as raw:
         with raw.copy(f"COPY studies_trial ({', '.join(columns)}) FROM STDIN") as copy:
-            for study in Study.objects.filter(id__in=study_ids).prefetch_related("builds", "scenarios"):
+            for study in studies:
                 for values in _study_trials(study, per_study, rng):
                     copy.write_row([values.get(column, defaults[column]) for column in columns])
         raw.execute("ANALYZE studies_trial")
@@ -123,7 +125,7 @@ def _trial_columns(trial_model: type) -> tuple[list[str], dict[str, object]]:
         if field.primary_key:
             continue
         columns.append(field.column)
-        default = field.get_default() if field.has_default() else None
+        default = field.get_default()
         defaults[field.column] = json.dumps(default) if field.get_internal_type() == "JSONField" else default
     return columns, defaults
 

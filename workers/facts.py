@@ -75,7 +75,7 @@ def split_sections(text: str) -> dict[str, str]:
     return sections
 
 
-def _lscpu_fields(entries: list[dict]) -> dict[str, str]:
+def _lscpu_fields(entries: list[dict]) -> dict[str, object]:
     """lscpu -J lists {field, data}; newer versions nest entries under `children`."""
     fields = {}
     for entry in entries:

@@ -35,8 +35,9 @@ def tps_layout(title: str = "") -> dict:
         "title": {"text": title, "font": {"size": 15}},
         "xaxis": {"title": {"text": _("clients")}, "rangemode": "tozero", "zeroline": False},
         "yaxis": {"title": {"text": _("TPS (median)")}, "rangemode": "tozero", "separatethousands": True},
-        "legend": {"orientation": "h", "y": -0.2},
-        "margin": {"l": 70, "r": 20, "t": 40 if title else 20, "b": 60},
+        # Above the plot: below it, the legend collides with the x-axis title on small charts.
+        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        "margin": {"l": 70, "r": 20, "t": 70 if title else 40, "b": 50},
         "hovermode": "closest",
         "separators": ".,",
     }

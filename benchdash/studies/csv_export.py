@@ -9,20 +9,19 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
 from typing import Any
 
+from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
-from django.utils import timezone
 from django.utils.http import content_disposition_header
 
+from benchdash.studies.csv_copy import FlagText, InertText, LocalTimeText, copy_csv_chunks
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results import SummaryPoint
 from benchdash.trends.index import CurvePoint, IndexPoint, ScenarioTrend, StudyRef
 
 BOM = "\ufeff"
 ROWS_PER_CHUNK = 1000
-DB_CHUNK_SIZE = 5000
 # A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -86,59 +85,71 @@ def inert(value: Any) -> Any:
     """A text cell a spreadsheet would run as a formula gets a leading apostrophe; other values pass."""
     if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS):
         return "'" + value
-    if isinstance(value, datetime):
-        return timezone.localtime(value).isoformat(timespec="seconds")
     return value
 
 
-def csv_chunks(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[bytes]:
-    """The encoded file: BOM and header first, then about ROWS_PER_CHUNK rows per chunk."""
+def csv_chunks(rows: Iterable[Sequence[Any]]) -> Iterator[bytes]:
+    """Rows encoded by Python's csv module, about ROWS_PER_CHUNK rows per chunk."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    buffer.write(BOM)
-    writer.writerow(header)
+    writer = csv.writer(buffer, lineterminator="\n")
     for count, row in enumerate(rows, start=1):
-        writer.writerow([inert(value) for value in row])
+        writer.writerow([_cell(value) for value in row])
         if count % ROWS_PER_CHUNK == 0:
             yield _drain(buffer)
     yield _drain(buffer)
 
 
-def csv_response(filename: str, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(csv_chunks(header, rows), content_type="text/csv; charset=utf-8")
+def header_chunk(header: Sequence[str]) -> bytes:
+    """The first bytes of every file: the BOM (for Excel), then the header line."""
+    return (BOM + ",".join(header) + "\n").encode("utf-8")
+
+
+def csv_response(filename: str, chunks: Iterable[bytes]) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(chunks, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=filename)
     return response
 
 
-def trial_rows(study: Study) -> Iterator[tuple[Any, ...]]:
-    """A row per trial in run order, read from a server-side cursor: memory stays flat."""
+def python_csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[bytes]:
+    """A small file (summary, trends) written by Python's csv module."""
+    yield header_chunk(header)
+    yield from csv_chunks(rows)
+
+
+def trials_csv_chunks(study: Study) -> Iterator[bytes]:
+    """A row per trial in run order, written by PostgreSQL (COPY): memory stays flat."""
+    yield header_chunk(TRIAL_HEADER)
+    yield from copy_csv_chunks(trial_rows(study))
+
+
+def trial_rows(study: Study) -> QuerySet[Trial]:
+    """The trials file's cells in TRIAL_HEADER order, each rendered by PostgreSQL as the file wants it."""
     return (
         Trial.objects.filter(study=study)
         .order_by("position", "id")
         .values_list(
             "study_id",
-            "study__title",
+            InertText("study__title"),
             "study__year",
-            "host__name",
-            "build__name",
-            "build__version",
-            "scenario__slug",
+            InertText("host__name"),
+            InertText("build__name"),
+            InertText("build__version"),
+            InertText("scenario__slug"),
             "clients",
             "threads",
             "repetition",
             "position",
             "status",
-            "published",
+            FlagText("published"),
             "tps",
             "tps_including_connections",
             "latency_avg_ms",
             "latency_stddev_ms",
             "transactions",
             "failed_transactions",
-            "started_at",
-            "finished_at",
+            LocalTimeText("started_at"),
+            LocalTimeText("finished_at"),
         )
-        .iterator(chunk_size=DB_CHUNK_SIZE)
     )
 
 
@@ -183,6 +194,12 @@ def _curve_row(scenario_slug: str, study: StudyRef, curve: CurvePoint) -> tuple[
     study_cells = (study.study_id, study.year, study.title)
     curve_cells = (curve.build_name, curve.build_version, curve.clients, curve.median)
     return ("point", scenario_slug, "", "", "", "", *study_cells, *curve_cells)
+
+
+def _cell(value: Any) -> Any:
+    if value is True or value is False:
+        return "true" if value else "false"
+    return inert(value)
 
 
 def _drain(buffer: io.StringIO) -> bytes:

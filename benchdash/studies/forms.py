@@ -168,12 +168,11 @@ class StudyForm(forms.Form):
         return cleaned
 
     def _check_builds(self, cleaned: dict[str, Any]) -> None:
-        problems = [build_problem(build, cleaned["db_host"]) for build in cleaned["builds"]]
-        for problem in filter(None, problems):
-            self.add_error("builds", problem)
-        baseline = cleaned.get("baseline")
-        if baseline and baseline not in cleaned["builds"]:
+        builds, baseline = cleaned["builds"], cleaned.get("baseline")
+        if baseline and baseline not in builds:
             self.add_error("baseline", _("The baseline must be one of the chosen builds."))
+        for problem in filter(None, (build_problem(build, cleaned["db_host"]) for build in builds)):
+            self.add_error("builds", problem)
 
     def _check_clients_fit(self, cleaned: dict[str, Any]) -> None:
         try:

@@ -5,7 +5,7 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from benchdash.access import read_access
-from benchdash.studies.csv_export import SUMMARY_HEADER, TRIAL_HEADER, csv_response, summary_rows, trial_rows
+from benchdash.studies.csv_export import SUMMARY_HEADER, csv_response, python_csv, summary_rows, trials_csv_chunks
 from benchdash.studies.models import Study
 from benchdash.studies.queries import study_summary
 
@@ -14,7 +14,7 @@ from benchdash.studies.queries import study_summary
 @read_access
 def trials_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     study = get_object_or_404(Study, pk=pk)
-    return csv_response(f"benchdash-study-{study.id}-trials.csv", TRIAL_HEADER, trial_rows(study))
+    return csv_response(f"benchdash-study-{study.id}-trials.csv", trials_csv_chunks(study))
 
 
 @require_GET
@@ -22,4 +22,4 @@ def trials_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 def summary_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     study = get_object_or_404(Study, pk=pk)
     rows = summary_rows(study, study_summary(study))
-    return csv_response(f"benchdash-study-{study.id}-summary.csv", SUMMARY_HEADER, rows)
+    return csv_response(f"benchdash-study-{study.id}-summary.csv", python_csv(SUMMARY_HEADER, rows))

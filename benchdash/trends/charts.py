@@ -33,9 +33,12 @@ def index_figure(points: Sequence[IndexPoint], *, title: str = "") -> dict:
         },
         "yaxis": {"title": {"text": _("index (oldest version = 100)")}},
         "showlegend": len(segments) > 1,
-        "legend": {"orientation": "h", "y": -0.25},
-        "margin": {"l": 70, "r": 20, "t": 40 if title else 20, "b": 60},
-        "annotations": [_break_annotation(segment[0]) for _number, segment in sorted(segments.items())[1:]],
+        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        "margin": {"l": 70, "r": 20, "t": 70 if title else 40, "b": 50},
+        "annotations": [
+            _break_annotation(segment[0], versions.index(segment[0].version))
+            for _number, segment in sorted(segments.items())[1:]
+        ],
         "hovermode": "closest",
     }
     return {"data": traces, "layout": layout}
@@ -46,7 +49,9 @@ def study_curves_figure(points: Iterable[CurvePoint], *, title: str = "", y_titl
     by_build: dict[int, list[CurvePoint]] = defaultdict(list)
     for point in points:
         by_build[point.build_id].append(point)
-    ordered = sorted(by_build.values(), key=lambda group: (version_sort_key(group[0].build_version), group[0].build_name))
+    ordered = sorted(
+        by_build.values(), key=lambda group: (version_sort_key(group[0].build_version), group[0].build_name)
+    )
     traces = [_curve_trace(group, PALETTE[number % len(PALETTE)]) for number, group in enumerate(ordered)]
     layout = tps_layout(title)
     if y_title:
@@ -81,13 +86,16 @@ def _point_hover(point: IndexPoint) -> str:
         f"{escape(link.older_version)} → {escape(link.newer_version)}: × {link.ratio:.3f}",
         _("measured by") + f": {escape(link.study.label)}",
     ]
-    lines += [_("also measured by") + f": {escape(other.study.label)} (× {other.ratio:.3f})" for other in point.other_links]
+    lines += [
+        _("also measured by") + f": {escape(other.study.label)} (× {other.ratio:.3f})" for other in point.other_links
+    ]
     return "<br>".join(lines)
 
 
-def _break_annotation(first: IndexPoint) -> dict:
+def _break_annotation(first: IndexPoint, position: int) -> dict:
+    # By category position: plotly reads a category name such as "9.4" as a number.
     return {
-        "x": first.version,
+        "x": position,
         "y": first.index,
         "text": _("no link: restarts at 100"),
         "showarrow": True,

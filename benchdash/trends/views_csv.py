@@ -4,11 +4,11 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from benchdash.access import read_access
-from benchdash.studies.csv_export import TRENDS_HEADER, csv_response, trends_rows
+from benchdash.studies.csv_export import TRENDS_HEADER, csv_response, python_csv, trends_rows
 from benchdash.studies.queries import trends_data
 
 
 @require_GET
 @read_access
 def trends_csv(request: HttpRequest) -> StreamingHttpResponse:
-    return csv_response("benchdash-trends.csv", TRENDS_HEADER, trends_rows(trends_data()))
+    return csv_response("benchdash-trends.csv", python_csv(TRENDS_HEADER, trends_rows(trends_data())))

@@ -72,6 +72,10 @@ def test_the_build_list_shows_kind_version_and_location(client):
 def test_an_anonymous_visitor_is_sent_to_login_for_hosts_and_builds_when_reading_is_not_public(client, settings):
     settings.PUBLIC_READ = False
     host = HostFactory(name="aws-m5a")
-    for url in (reverse("inventory:hosts"), reverse("inventory:host_detail", args=[host.pk]), reverse("inventory:builds")):
+    for url in (
+        reverse("inventory:hosts"),
+        reverse("inventory:host_detail", args=[host.pk]),
+        reverse("inventory:builds"),
+    ):
         response = client.get(url)
         assert response.status_code == 302 and response["Location"].startswith("/admin/login/")

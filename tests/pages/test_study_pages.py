@@ -20,8 +20,10 @@ def figure(page: str, figure_id: str) -> dict:
 def comparison_rows(page: str) -> list[list[str]]:
     table = re.search(r'<table class="data comparison">.*?<tbody>(.*?)</tbody>', page, re.S).group(1)
     rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
-    return [[re.sub(r"<[^>]+>|\s+", " ", cell).split() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
-            for row in rows]
+    return [
+        [re.sub(r"<[^>]+>|\s+", " ", cell).split() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        for row in rows
+    ]
 
 
 @pytest.fixture
@@ -30,12 +32,24 @@ def measured_study(db):
     scenario = ScenarioFactory(slug="pgbench-select-only", name="Select only")
     old, new = BuildFactory(version="13.4"), BuildFactory(version="14.0")
     study = StudyFactory(title="local check", year=2025, builds=[old, new], scenarios=[scenario], baseline=old)
-    figures = {(old, 1): [100.0, 110.0, 120.0], (new, 1): [105.0, 115.0, 125.0],
-               (old, 2): [200.0, 210.0, 205.0], (new, 2): [300.0, 290.0, 310.0]}
+    figures = {
+        (old, 1): [100.0, 110.0, 120.0],
+        (new, 1): [105.0, 115.0, 125.0],
+        (old, 2): [200.0, 210.0, 205.0],
+        (new, 2): [300.0, 290.0, 310.0],
+    }
     for (build, clients), tps_values in figures.items():
         for repetition, tps in enumerate(tps_values, start=1):
-            TrialFactory(study=study, build=build, scenario=scenario, clients=clients, repetition=repetition,
-                         status=Trial.Status.SUCCEEDED, tps=tps, latency_avg_ms=1000 / tps)
+            TrialFactory(
+                study=study,
+                build=build,
+                scenario=scenario,
+                clients=clients,
+                repetition=repetition,
+                status=Trial.Status.SUCCEEDED,
+                tps=tps,
+                latency_avg_ms=1000 / tps,
+            )
     return study
 
 
@@ -67,8 +81,12 @@ def test_it_charts_medians_with_min_to_max_bars_one_line_per_build(client, measu
 def test_it_marks_where_the_ranges_do_not_overlap_and_says_what_the_mark_means(client, measured_study):
     page = client.get(reverse("studies:detail", args=[measured_study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     rows = comparison_rows(page)
-    assert rows[0] == [["1"], ["110.00", "(100.00", "–", "120.00)", "n=3"], ["115.00", "(105.00", "–", "125.00)", "n=3"],
-                       ["105%"]]
+    assert rows[0] == [
+        ["1"],
+        ["110.00", "(100.00", "–", "120.00)", "n=3"],
+        ["115.00", "(105.00", "–", "125.00)", "n=3"],
+        ["105%"],
+    ]
     assert rows[1][-1] == ["146%", "▲"]
     assert "the lowest-to-highest ranges of the two builds do not overlap" in page
     assert "significant" not in page.lower()

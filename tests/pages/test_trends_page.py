@@ -29,8 +29,14 @@ def published_pair(scenario, older: str, newer: str, ratios: dict[int, float], y
     for clients, ratio in ratios.items():
         for build, tps in ((older_build, 1000.0), (newer_build, 1000.0 * ratio)):
             TrialFactory(
-                study=study, build=build, scenario=scenario, host=None, clients=clients, published=True,
-                status=Trial.Status.SUCCEEDED, tps=tps,
+                study=study,
+                build=build,
+                scenario=scenario,
+                host=None,
+                clients=clients,
+                published=True,
+                status=Trial.Status.SUCCEEDED,
+                tps=tps,
             )
     return study
 
@@ -91,7 +97,12 @@ def test_the_page_loads_scripts_and_styles_only_from_our_own_static_files(client
     published_pair(scenario, "13.4", "14.0", {1: 0.94}, 2021, "thirteen to fourteen")
     page = client.get(reverse("trends:index")).content.decode()
     sources = re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
-    assert sources == ["/static/css/site.css", "/static/vendor/plotly.min.js", "/static/js/charts.js", "/static/js/trends.js"]
+    assert sources == [
+        "/static/css/site.css",
+        "/static/vendor/plotly.min.js",
+        "/static/js/charts.js",
+        "/static/js/trends.js",
+    ]
 
 
 @pytest.mark.django_db

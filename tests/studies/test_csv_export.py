@@ -2,6 +2,7 @@
 
 import csv
 import io
+from datetime import UTC, datetime
 
 import pytest
 from django.urls import reverse
@@ -65,7 +66,7 @@ def test_a_trials_file_has_a_row_per_trial_cell_by_cell(client, study_2021):
         "reference",
     )
     assert (first["clients"], first["threads"], first["repetition"], first["order"]) == ("1", "1", "1", "0")
-    assert (first["status"], first["published"], first["tps"]) == ("succeeded", "False", "437.2413")
+    assert (first["status"], first["published"], first["tps"]) == ("succeeded", "false", "437.2413")
     assert (first["latency_avg_ms"], first["transactions"], first["failed_transactions"]) == ("2.5", "26234", "0")
     assert (first["tps_including_connections"], first["started_at"]) == ("", "")
     assert dict(zip(TRIAL_HEADER, rows[2], strict=True))["tps"] == "412.9373"
@@ -76,10 +77,10 @@ def test_a_summary_file_gives_median_range_and_ratio(client, study_2021):
     assert body.startswith(BOM)
     assert rows[0] == list(SUMMARY_HEADER)
     baseline, newer = (dict(zip(SUMMARY_HEADER, row, strict=True)) for row in rows[1:])
-    assert (baseline["build_version"], baseline["baseline"], baseline["ratio_to_baseline"]) == ("13.4", "True", "")
+    assert (baseline["build_version"], baseline["baseline"], baseline["ratio_to_baseline"]) == ("13.4", "true", "")
     assert (newer["build_version"], newer["median_tps"], newer["n"]) == ("14.0", "412.9373", "1")
     assert float(newer["ratio_to_baseline"]) == pytest.approx(412.9373 / 437.2413)
-    assert newer["ranges_disjoint"] == "True"
+    assert newer["ranges_disjoint"] == "true"
 
 
 def test_a_trends_file_holds_the_index_then_the_points(client, study_2021):
@@ -103,6 +104,38 @@ def test_a_title_that_looks_like_a_formula_comes_out_inert(client, study_2021, t
     study_2021.save()
     _, rows = _download(client, reverse("studies:trials_csv", args=[study_2021.id]))
     assert rows[1][1] == "'" + title
+
+
+@pytest.mark.parametrize("title", ["=1+1", "@SUM(A1)"])
+def test_a_formula_title_is_inert_in_the_summary_and_the_trends_too(client, study_2021, title):
+    study_2021.title = title
+    study_2021.save()
+    _, summary = _download(client, reverse("studies:summary_csv", args=[study_2021.id]))
+    _, trends = _download(client, reverse("trends:csv"))
+    assert summary[1][1] == "'" + title
+    assert trends[2][TRENDS_HEADER.index("study")] == "'" + title
+
+
+def test_times_are_written_in_the_local_time_zone(client, study_2021):
+    trial = study_2021.trials.order_by("position").first()
+    trial.started_at = datetime(2021, 10, 1, 3, 4, 5, 678000, tzinfo=UTC)
+    trial.save()
+    _, rows = _download(client, reverse("studies:trials_csv", args=[study_2021.id]))
+    assert rows[1][TRIAL_HEADER.index("started_at")] == "2021-10-01 12:04:06"
+
+
+def test_a_download_stopped_half_way_leaves_the_connection_usable(client, study_2021):
+    build, scenario = study_2021.baseline, study_2021.scenarios.get()
+    Trial.objects.bulk_create(
+        Trial(study=study_2021, build=build, scenario=scenario, clients=2, repetition=r, position=10 + r, tps=1.0)
+        for r in range(1, 3001)
+    )
+    response = client.get(reverse("studies:trials_csv", args=[study_2021.id]))
+    stream = iter(response.streaming_content)
+    assert next(stream).startswith(BOM)
+    assert len(next(stream)) >= 64 * 1024
+    response.close()
+    assert Trial.objects.filter(study=study_2021).count() == 3002
 
 
 def test_numbers_stay_numbers_even_when_negative():

@@ -1,5 +1,7 @@
 """The new-study form, through the real view: every bad value is refused at its field and nothing is saved."""
 
+from html import escape
+
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.urls import reverse
@@ -22,6 +24,11 @@ def setup_rows():
     update = ScenarioFactory(slug="pgecons-update", builtin="", script="SELECT 1;", fillfactor=80, reset="trial")
     tpcb = ScenarioFactory(slug="pgbench-tpcb", builtin="tpcb-like", reset="round")
     return {"local": local, "new": new, "old": old, "reference": reference, "update": update, "tpcb": tpcb}
+
+
+@pytest.fixture(autouse=True)
+def english(client):
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
 
 
 @pytest.fixture
@@ -146,13 +153,13 @@ def test_it_refuses_each_bad_value_at_its_field_and_saves_nothing(client, member
     if changes.get("scenarios") == "REFERENCE_ONLY":
         changes["scenarios"] = [setup_rows["reference"].pk]
     if changes.get("baseline") == "OTHER_BUILD":
-        changes["builds"] = [setup_rows["new"].pk]
+        changes.update(builds=[setup_rows["new"].pk], baseline=setup_rows["old"].pk)
     response = post(client, valid_data(setup_rows, **changes))
     assert response.status_code == 200
     errors = response.context["form"].errors
     assert field in errors, errors
     assert message in " ".join(errors[field])
-    assert message.encode() in response.content
+    assert escape(message).encode() in response.content
     assert Study.objects.count() == 0 and Trial.objects.count() == 0
 
 
@@ -188,7 +195,7 @@ def test_a_get_on_cancel_changes_nothing(client, member, setup_rows):
 def test_queueing_needs_the_csrf_token(member, setup_rows):
     from django.test import Client
 
-    strict = Client(enforce_csrf_checks=True)
+    strict = Client(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE="en")
     strict.force_login(member)
     response = post(strict, valid_data(setup_rows, seed="1"))
     assert response.status_code == 403

@@ -144,6 +144,7 @@ def test_it_imports_nothing_when_one_row_is_bad(scenarios: None, tmp_path: Path)
         ("2021,,s,h,o,pgecons-reference,14.0,1,5,median,3,", "empty study_title"),
         ("1899,t,s,h,o,pgecons-reference,14.0,1,5,median,3,", "study_year '1899' out of range"),
         ("2021,t,s,h,o,pgecons-reference,14.0,1,5,median", "missing column repetitions"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,1,5,median,3,,extra", "1 field(s) more than the header"),
     ],
 )
 def test_it_names_the_line_and_the_reason_of_a_bad_row(scenarios: None, tmp_path: Path, row: str, reason: str) -> None:

@@ -1,5 +1,7 @@
 """`manage.py pin_host_key HOST [--yes] [--replace]`: show the key a host offers, and pin it on request."""
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from benchdash.inventory.models import Host
@@ -23,10 +25,10 @@ class Command(BaseCommand):
         parser.add_argument("--replace", action="store_true", help="allow replacing a different pinned key")
         parser.add_argument("--timeout", type=float, default=15, help="seconds to wait for the server")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         host = self.find_host(str(options["host"]))
         try:
-            offered = fetch_host_key(host.address, host.port, timeout=float(options["timeout"]))  # type: ignore[arg-type]
+            offered = fetch_host_key(host.address, host.port, timeout=options["timeout"])
         except TransportError as exc:
             raise CommandError(str(exc)) from exc
         key_type = offered.split()[0]

@@ -1,0 +1,199 @@
+"""A PostgreSQL cluster on a target: real initdb, real servers, real pgbench, locally and over SSH."""
+
+import posixpath
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from workers.builds import install_build
+from workers.cluster import Cluster, ClusterError, UnknownSetting, prepare_cluster
+from workers.pg_conf import conf_quote, hba_address, listening_ports, unknown_settings
+from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
+from workers.transport import Transport, connect
+
+STUDY_SETTINGS = {"shared_buffers": "64MB", "work_mem": "4MB", "autovacuum": "off"}
+
+
+@pytest.fixture
+def local_transport(local_target: HostSpec):
+    with connect(local_target) as transport:
+        yield transport
+
+
+@pytest.fixture
+def new_cluster(running_clusters: list[Cluster]) -> Callable[[Transport, BuildSpec], Cluster]:
+    """An initdb'd (not started) cluster of the build under the target's work dir; stopped after the test."""
+
+    def make(transport: Transport, build: BuildSpec) -> Cluster:
+        installed = install_build(transport, build)
+        cluster = Cluster(transport, installed, posixpath.join(transport.host.work_dir, "clusters", build.name, "data"))
+        running_clusters.append(cluster)
+        cluster.initdb()
+        return cluster
+
+    return make
+
+
+def trial(host: HostSpec, build: BuildSpec, *, reset_data: bool = False, reset: str = "trial") -> TrialSpec:
+    return TrialSpec(
+        trial_id=1,
+        study_id=7,
+        db_host=host,
+        client_host=host,
+        build=build,
+        scenario=ScenarioSpec(slug="update", builtin="tpcb-like", reset=reset, prewarm=True),
+        clients=1,
+        threads=1,
+        duration_s=2,
+        scale=1,
+        pg_settings=dict(STUDY_SETTINGS),
+        reset_data=reset_data,
+    )
+
+
+def count_accounts(cluster: Cluster) -> int:
+    return int(cluster.psql("SELECT count(*) FROM pgbench_accounts;"))
+
+
+def test_it_quotes_a_value_as_one_line_of_data():
+    assert conf_quote("it's\\a\nb") == "'it''s\\\\a\\nb'"
+
+
+def test_it_accepts_known_names_in_any_case_and_dotted_names_of_preloaded_libraries():
+    known = {"shared_buffers", "work_mem"}
+    names = ["Shared_Buffers", "work_mem", "pg_stat_statements.max", "auto_explain.log_min_duration", "x = 1"]
+    assert unknown_settings(names, known, "pg_stat_statements") == ["auto_explain.log_min_duration", "x = 1"]
+
+
+def test_it_finds_the_listening_ports_in_proc_net_tcp():
+    text = (
+        "  sl  local_address rem_address   st\n"
+        "   0: 0100007F:D3D1 00000000:0000 0A 00000000:00000000\n"
+        "   1: 0100007F:1F90 0100007F:9C40 01 00000000:00000000\n"
+    )
+    assert listening_ports(text) == {0xD3D1}
+
+
+def test_it_gives_an_ip_its_host_mask_in_pg_hba():
+    assert (hba_address("10.0.0.5"), hba_address("::1"), hba_address("client.lab")) == (
+        "10.0.0.5/32",
+        "::1/128",
+        "client.lab",
+    )
+
+
+def test_the_study_settings_are_in_effect_after_start(local_transport, installed_build, new_cluster):
+    cluster = new_cluster(local_transport, installed_build)
+    cluster.configure(STUDY_SETTINGS)
+    cluster.start()
+    shown = cluster.show_all()
+    assert {name: shown[name] for name in STUDY_SETTINGS} == STUDY_SETTINGS
+    assert cluster.psql("SHOW shared_buffers;").strip() == "64MB"
+    assert shown["port"] == str(cluster.port) and cluster.is_running()
+
+
+def test_it_refuses_an_unknown_setting_name_with_a_clear_message(local_transport, installed_build, new_cluster):
+    cluster = new_cluster(local_transport, installed_build)
+    with pytest.raises(UnknownSetting, match=r"PostgreSQL 1\d\.\d+ has no setting named 'shared_bufers'"):
+        cluster.configure({"shared_bufers": "64MB", "work_mem": "4MB"})
+
+
+def test_a_hostile_value_is_written_as_data_and_runs_nothing(local_transport, installed_build, new_cluster):
+    witness = f"/tmp/benchdash-pwned-{uuid.uuid4().hex}"
+    value = f"%m' ; $(touch {witness}) `touch {witness}`\nlog_statement = 'all"
+    cluster = new_cluster(local_transport, installed_build)
+    cluster.configure({"log_line_prefix": value})
+    cluster.start()
+    assert cluster.psql("SHOW log_line_prefix;").rstrip("\n") == value
+    assert cluster.psql("SHOW log_statement;").strip() == "none"
+    assert not Path(witness).exists()
+
+
+def test_pgbench_init_at_scale_1_loads_100000_accounts(local_transport, installed_build, new_cluster):
+    cluster = new_cluster(local_transport, installed_build)
+    cluster.start()
+    cluster.pgbench_init(1, fillfactor=80)
+    assert count_accounts(cluster) == 100000
+    assert (
+        cluster.psql("SELECT reloptions FROM pg_class WHERE relname = 'pgbench_accounts';").strip() == "{fillfactor=80}"
+    )
+    assert cluster.prewarm() > 0
+
+
+def test_restoring_the_snapshot_gives_back_the_initial_data(local_transport, installed_build, new_cluster):
+    cluster = new_cluster(local_transport, installed_build)
+    cluster.start()
+    cluster.pgbench_init(1)
+    cluster.snapshot()
+    cluster.psql("UPDATE pgbench_accounts SET abalance = 42 WHERE aid <= 10;")
+    cluster.restore_snapshot()
+    assert cluster.is_running()
+    assert cluster.psql("SELECT count(*) FROM pgbench_accounts WHERE abalance <> 0;").strip() == "0"
+
+
+def test_a_server_that_cannot_start_says_why(local_transport, installed_build, new_cluster):
+    cluster = new_cluster(local_transport, installed_build)
+    cluster.configure({"shared_buffers": "not a size"})
+    with pytest.raises(ClusterError, match=r"(?s)pg_ctl start failed.*server log.*shared_buffers"):
+        cluster.start()
+
+
+def test_an_archive_build_of_another_major_starts_and_reports_it(local_transport, archive_build, new_cluster):
+    cluster = new_cluster(local_transport, archive_build)
+    cluster.configure(STUDY_SETTINGS)
+    cluster.start()
+    version = local_transport.run([cluster.installed.tool("postgres"), "-V"]).text
+    major = archive_build.version.split(".")[0]
+    assert version.startswith(f"postgres (PostgreSQL) {major}.")
+    assert cluster.psql("SHOW server_version_num;").strip()[:2] == major
+    cluster.pgbench_init(1)
+    assert count_accounts(cluster) == 100000
+
+
+def test_prepare_cluster_reuses_the_data_until_a_reset_is_asked(
+    local_target, local_transport, installed_build, running_clusters
+):
+    first = prepare_cluster(local_transport, trial(local_target, installed_build))
+    running_clusters.append(first)
+    first.psql("CREATE TABLE survivor (id int);")
+    again = prepare_cluster(local_transport, trial(local_target, installed_build))
+    survived = again.psql("SELECT to_regclass('survivor') IS NOT NULL;").strip()
+    reset = prepare_cluster(local_transport, trial(local_target, installed_build, reset_data=True))
+    assert (survived, reset.psql("SELECT to_regclass('survivor') IS NOT NULL;").strip()) == ("t", "f")
+    assert (count_accounts(reset), reset.show_all()["shared_buffers"]) == (100000, "64MB")
+
+
+def test_prepare_cluster_can_reset_by_running_pgbench_init_again(
+    local_target, local_transport, installed_build, running_clusters
+):
+    first = prepare_cluster(local_transport, trial(local_target, installed_build, reset="once"), reset_method="init")
+    running_clusters.append(first)
+    first.psql("UPDATE pgbench_accounts SET abalance = 1;")
+    reset = prepare_cluster(local_transport, trial(local_target, installed_build, reset_data=True), reset_method="init")
+    assert reset.psql("SELECT sum(abalance) FROM pgbench_accounts;").strip() == "0"
+    assert not reset.has_snapshot()
+
+
+def test_prepare_cluster_rebuilds_the_data_of_another_study(
+    local_target, local_transport, installed_build, running_clusters
+):
+    first = prepare_cluster(local_transport, trial(local_target, installed_build))
+    running_clusters.append(first)
+    first.psql("CREATE TABLE survivor (id int);")
+    other_study = trial(local_target, installed_build)
+    other = prepare_cluster(local_transport, TrialSpec(**{**other_study.__dict__, "study_id": 8}))
+    assert other.psql("SELECT to_regclass('survivor') IS NOT NULL;").strip() == "f"
+    assert other.read_marker()["study_id"] == 8
+
+
+def test_prepare_cluster_works_over_ssh_with_an_uploaded_archive(ssh_target, archive_build, running_clusters):
+    with connect(ssh_target) as transport:
+        cluster = prepare_cluster(transport, trial(ssh_target, archive_build))
+        running_clusters.append(cluster)
+        assert cluster.installed.bin_dir.startswith(f"{ssh_target.work_dir}/builds/")
+        assert (count_accounts(cluster), cluster.show_all()["work_mem"]) == (100000, "4MB")
+        assert b"database system is ready to accept connections" in cluster.server_log_tail()
+        cluster.stop()
+        assert not cluster.is_running()

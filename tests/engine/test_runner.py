@@ -1,0 +1,191 @@
+"""run_trial end to end on real targets: an sshd on 127.0.0.1 and the worker's own machine, Debian's PostgreSQL.
+
+Each trial runs pgbench for 2-3 s at scale 1.
+"""
+
+import json
+import posixpath
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+
+import pytest
+
+from benchdash.studies.presets import SCENARIOS
+from workers.cluster import cluster_dir_name
+from workers.pgbench import parse_pgbench_output
+from workers.runner import run_trial
+from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
+from workers.transport import Transport, connect
+
+pytestmark = pytest.mark.slow
+PRESETS = {preset.slug: preset for preset in SCENARIOS}
+
+
+def scenario(slug: str) -> ScenarioSpec:
+    preset = PRESETS[slug]
+    return ScenarioSpec(
+        slug=preset.slug,
+        builtin=preset.builtin,
+        script=preset.script,
+        reset=preset.reset,
+        prewarm=preset.prewarm,
+        checkpoint_vacuum=preset.checkpoint_vacuum,
+        protocol=preset.protocol,
+    )
+
+
+def trial(host: HostSpec, build: BuildSpec, slug: str = "pgecons-reference", **changes: object) -> TrialSpec:
+    spec = TrialSpec(
+        trial_id=7,
+        study_id=3,
+        db_host=host,
+        client_host=host,
+        build=build,
+        scenario=scenario(slug),
+        clients=2,
+        threads=1,
+        duration_s=2,
+        scale=1,
+        fillfactor=PRESETS[slug].fillfactor,
+        collect_sar=True,
+        collect_wait_events=True,
+        reset_data=True,
+    )
+    return replace(spec, **changes)  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=["ssh", "local"])
+def target(request: pytest.FixtureRequest) -> Iterator[Transport]:
+    host = request.getfixturevalue("ssh_target" if request.param == "ssh" else "local_target")
+    with connect(host) as transport:
+        yield transport
+
+
+@pytest.fixture
+def ssh(ssh_target: HostSpec) -> Iterator[Transport]:
+    with connect(ssh_target) as transport:
+        yield transport
+
+
+@pytest.fixture
+def local(local_target: HostSpec) -> Iterator[Transport]:
+    with connect(local_target) as transport:
+        yield transport
+
+
+def data_dir(spec: TrialSpec) -> str:
+    name = cluster_dir_name(spec.build.name, spec.scale, spec.fillfactor)
+    return posixpath.join(spec.db_host.work_dir, "clusters", name, "data")
+
+
+def group_is_gone(transport: Transport, pgid: int) -> bool:
+    return transport.run(["pgrep", "-g", str(pgid)], check=False).exit_status == 1
+
+
+def after_calls(calls: int, action: Callable[[], object]) -> Callable[[], bool]:
+    """A should_cancel that does `action` on its calls-th call (about one per second while pgbench runs)."""
+    seen = []
+
+    def should_cancel() -> bool:
+        seen.append(1)
+        if len(seen) == calls:
+            action()
+        return False
+
+    return should_cancel
+
+
+@pytest.mark.parametrize("slug", ["pgecons-reference", "pgecons-update"])
+def test_a_seed_trial_reports_tps_at_the_study_scale(target, installed_build, slug):
+    spec = trial(target.host, installed_build, slug)
+    outcome = run_trial(spec, target)
+    assert outcome.error == ""
+    assert outcome.ok is True
+    assert outcome.tps > 0 and outcome.transactions > 0
+    parsed = parse_pgbench_output(
+        outcome.artifacts["pgbench_stdout"].decode(), outcome.artifacts["pgbench_stderr"].decode()
+    )
+    assert parsed.scaling_factor == spec.scale
+    assert f"-f {target.host.work_dir}/trials/trial-7/script.sql -s 1" in outcome.command
+    assert outcome.server_version.startswith(outcome.server_settings["server_version"].split()[0])
+    assert outcome.timings["pgbench"] >= spec.duration_s
+    assert len(json.loads(outcome.artifacts["progress"])) >= 1
+    assert json.loads(outcome.artifacts["wait_events"])["samples"] >= 1
+    assert all(0 <= idle <= 100 for idle in json.loads(outcome.artifacts["sar_series"])["cpu"]["idle"])
+    assert {"sar", "server_log", "settings"} <= outcome.artifacts.keys()
+
+
+def test_the_update_trial_checkpoints_and_vacuums_after_the_run(local, installed_build):
+    outcome = run_trial(trial(local.host, installed_build, "pgecons-update"), local)
+    assert outcome.ok is True
+    assert outcome.timings["checkpoint_vacuum"] > 0
+
+
+def test_it_leaves_no_server_and_no_trial_files_behind(local, installed_build):
+    spec = trial(local.host, installed_build, collect_sar=False, collect_wait_events=False)
+    outcome = run_trial(spec, local)
+    assert outcome.ok is True
+    pg_ctl = posixpath.join(installed_build.bin_dir, "pg_ctl")
+    assert local.run([pg_ctl, "-D", data_dir(spec), "status"], check=False).exit_status == 3
+    assert local.exists(f"{local.host.work_dir}/trials/trial-7") is False
+
+
+def test_a_server_killed_mid_run_gives_an_aborted_failed_trial_with_the_raw_output_kept(ssh, installed_build):
+    spec = trial(ssh.host, installed_build, duration_s=3)
+    pg_ctl = posixpath.join(installed_build.bin_dir, "pg_ctl")
+    with connect(ssh.host) as killer:
+        kill = after_calls(2, lambda: killer.run([pg_ctl, "-D", data_dir(spec), "-m", "immediate", "stop"]))
+        outcome = run_trial(spec, ssh, should_cancel=kill)
+    assert outcome.ok is False
+    assert "aborted" in outcome.error
+    assert b"aborted" in outcome.artifacts["pgbench_stdout"] + outcome.artifacts["pgbench_stderr"]
+    assert b"immediate shutdown" in outcome.artifacts["server_log"]
+
+
+def test_a_cancel_stops_the_remote_pgbench_within_seconds(ssh, installed_build):
+    spec = trial(ssh.host, installed_build, duration_s=60, collect_sar=False)
+    groups = []
+    started = time.monotonic()
+
+    def cancel_after_a_second() -> bool:
+        if not groups:
+            groups.append(int(ssh.get_bytes(f"{ssh.run_dir}/pgbench.pid")))
+            started_pgbench[0] = time.monotonic()
+        return time.monotonic() - started_pgbench[0] >= 1
+
+    started_pgbench = [started]
+    outcome = run_trial(spec, ssh, should_cancel=cancel_after_a_second)
+    assert outcome.ok is False
+    assert outcome.error == "cancelled while pgbench ran"
+    assert time.monotonic() - started_pgbench[0] < 10
+    assert outcome.timings["pgbench"] < 10
+    assert group_is_gone(ssh, groups[0])
+    assert ssh.exists(f"{ssh.run_dir}/pgbench.pid") is False
+
+
+def test_it_kills_what_an_earlier_trial_left_running(local, installed_build):
+    local.start_background("pgbench", ["sleep", "300"])
+    leftover = int(local.get_bytes(f"{local.run_dir}/pgbench.pid"))
+    outcome = run_trial(trial(local.host, installed_build, collect_sar=False, collect_wait_events=False), local)
+    assert outcome.ok is True
+    assert outcome.notes[0] == f"stopped leftovers on {local.host.name}: pgbench"
+    assert group_is_gone(local, leftover)
+
+
+def test_a_profiling_run_keeps_folded_perf_stacks_and_no_sar(local, installed_build):
+    spec = trial(local.host, installed_build, profile_only=True, collect_perf=True)
+    outcome = run_trial(spec, local)
+    assert outcome.ok is True, outcome.notes
+    stacks = outcome.artifacts["perf_folded"].decode().splitlines()
+    assert any(line.startswith("postgres;") for line in stacks)
+    assert all(int(line.rsplit(" ", 1)[1]) >= 1 for line in stacks)
+    assert "sar" not in outcome.artifacts and "wait_events" not in outcome.artifacts
+
+
+def test_a_build_the_host_lacks_fails_the_trial_without_raising(local):
+    missing = BuildSpec(name="pg-missing", kind="installed", bin_dir="/nonexistent/bin")
+    outcome = run_trial(trial(local.host, missing), local)
+    assert outcome.ok is False
+    assert outcome.error.startswith("BuildInstallError: build pg-missing: no postgres")
+    assert outcome.timings["total"] < 10

@@ -1,0 +1,86 @@
+"""The worker's own machine as a target: the host named `local`."""
+
+import os
+import pwd
+import shlex
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from workers import background_scripts as scripts
+from workers.spec import HostSpec
+from workers.transport_base import (
+    LOCAL_DEADLINE_SLACK_S,
+    CommandResult,
+    CommandTimeout,
+    Transport,
+    TransportError,
+    finish_result,
+    wrap_command,
+)
+
+
+class LocalTransport(Transport):
+    """The worker's own machine. As root, every command runs as the unprivileged run user (runuser)."""
+
+    def __init__(self, host: HostSpec, run_as: str | None = None) -> None:
+        super().__init__(host)
+        self.run_as = run_as if run_as is not None else _local_run_user()
+
+    def _prefix(self) -> list[str]:
+        return ["runuser", "-u", self.run_as, "--"] if self.run_as else []
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = 600,
+        check: bool = True,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        input: bytes | None = None,  # noqa: A002
+    ) -> CommandResult:
+        command = self._prefix() + wrap_command(argv, timeout=timeout, env=env)
+        started = time.monotonic()
+        process = subprocess.Popen(  # noqa: S603 (an argument list, no shell)
+            command,
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            start_new_session=True,
+        )
+        try:
+            stdout, stderr = process.communicate(input, timeout=timeout + LOCAL_DEADLINE_SLACK_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise CommandTimeout(f"{shlex.join(argv)} ran past its timeout of {timeout:g}s and was killed") from None
+        result = CommandResult(list(argv), process.returncode, stdout, stderr, time.monotonic() - started)
+        return finish_result(result, timeout=timeout, check=check)
+
+    def put_bytes(self, data: bytes, remote_path: str, mode: int = 0o644) -> None:
+        # Written by the run user itself, so the file belongs to it.
+        self.run(["sh", "-c", scripts.WRITE_FILE, "sh", remote_path, f"{mode:o}"], input=data, timeout=600)
+
+    def put_file(self, local_path: str, remote_path: str) -> None:
+        self.put_bytes(Path(local_path).read_bytes(), remote_path, mode=os.stat(local_path).st_mode & 0o777)
+
+    def get_bytes(self, remote_path: str) -> bytes:
+        return self.run(["cat", "--", remote_path], timeout=600).stdout
+
+    def close(self) -> None:
+        """Nothing is held open between commands."""
+
+
+def _local_run_user() -> str:
+    if os.geteuid() != 0:
+        return ""
+    user = os.environ.get("BENCHDASH_LOCAL_USER", "benchdash")
+    try:
+        pwd.getpwnam(user)
+    except KeyError:
+        raise TransportError(f"the local run user {user!r} does not exist (bash deploy/setup.sh creates it)") from None
+    return user

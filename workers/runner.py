@@ -1,0 +1,299 @@
+"""One trial from start to finish: run_trial(spec, db, client) -> TrialOutcome.
+
+1. Stop whatever an earlier trial left running on the hosts (its pgbench, collectors).
+2. Read the DB host's facts; install the build; prepare the cluster (data reset as the spec says,
+   settings, start, prewarm); record SHOW ALL.
+3. Upload the custom script to the pgbench host; start the collectors on the DB host.
+4. Run pgbench in the background, polling should_cancel every second; a cancel stops it within seconds.
+5. Stop the collectors; parse pgbench's output (a failure_reason makes the trial not ok); gather the
+   artifacts; checkpoint + vacuum when the scenario says.
+6. Always, also after an error or a cancel: stop pgbench and the collectors, stop the server, remove
+   the trial's files on the targets.
+
+A failure of a target is an outcome (ok False, error set), never an exception: the study goes on.
+"""
+
+import json
+import logging
+import posixpath
+import shlex
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from datetime import UTC, datetime
+from functools import partial
+
+from workers.builds import find_client_tool, install_build
+from workers.cluster import Cluster, prepare_cluster
+from workers.collectors import (
+    Collector,
+    CollectorSet,
+    PerfCollector,
+    SarCollector,
+    WaitEventCollector,
+    missing_tool_notes,
+)
+from workers.facts import collect_host_facts
+from workers.pgbench import PgbenchOutputError, parse_pgbench_output, pgbench_command
+from workers.spec import TrialOutcome, TrialSpec
+from workers.transport import CommandResult, CommandTimeout, Transport, TransportError
+
+logger = logging.getLogger(__name__)
+
+PGBENCH = "pgbench"  # the background command's name on the client host
+POLL_S = 1.0
+# pgbench may run this long past its duration (connections, a slow last transaction) before it is stopped.
+OVERRUN_S = 120.0
+STOP_GRACE_S = 5.0
+SERVER_LOG_LINES = 200
+
+
+class TrialCancelled(Exception):
+    """should_cancel said so while pgbench ran."""
+
+
+class TrialOverran(Exception):
+    """pgbench was still running long after its duration."""
+
+
+def run_trial(
+    spec: TrialSpec,
+    db: Transport,
+    client: Transport | None = None,
+    *,
+    should_cancel: Callable[[], bool] | None = None,
+) -> TrialOutcome:
+    """Run one trial; client None means pgbench runs on the DB host. Never raises for a target's failure."""
+    run = TrialRun(spec, db, client or db, should_cancel or (lambda: False))
+    started = time.monotonic()
+    try:
+        run.execute()
+    except TrialCancelled:
+        run.outcome.error = "cancelled while pgbench ran"
+    except Exception as error:  # whatever a target did, it becomes the outcome
+        logger.warning("trial %s failed: %s", spec.trial_id, error, exc_info=True)
+        run.outcome.ok = False
+        run.outcome.error = f"{type(error).__name__}: {error}"
+    finally:
+        run.clean_up()
+        run.outcome.timings["total"] = round(time.monotonic() - started, 3)
+        run.outcome.finished_at = datetime.now(UTC)
+    return run.outcome
+
+
+class TrialRun:
+    """The state of one trial while it runs; `execute` does steps 1-5, `clean_up` step 6."""
+
+    def __init__(self, spec: TrialSpec, db: Transport, client: Transport, should_cancel: Callable[[], bool]) -> None:
+        self.spec = spec
+        self.db = db
+        self.client = client
+        self.should_cancel = should_cancel
+        self.outcome = TrialOutcome(ok=False, started_at=datetime.now(UTC))
+        self.cluster: Cluster | None = None
+        self.collectors = CollectorSet([])
+        self.pgbench_started = False
+        self.pgbench_version = ""
+
+    @property
+    def same_host(self) -> bool:
+        return self.client is self.db or self.spec.client_host == self.spec.db_host
+
+    def trial_dir(self, transport: Transport) -> str:
+        return posixpath.join(transport.host.work_dir, "trials", f"trial-{self.spec.trial_id}")
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.outcome.timings[name] = round(self.outcome.timings.get(name, 0.0) + time.monotonic() - started, 3)
+
+    # -- steps ----------------------------------------------------------------------------------
+    def execute(self) -> None:
+        self.kill_leftovers()
+        self.prepare()
+        with self.phase("setup"):
+            for transport in self.transports():
+                # sadc appends to an existing file: an earlier attempt's data must not mix in.
+                transport.run(["sh", "-c", 'rm -rf -- "$1" && mkdir -p -- "$1"', "sh", self.trial_dir(transport)])
+        argv = self.pgbench_argv()
+        with self.phase("collect"):
+            self.collectors = CollectorSet(self.wanted_collectors())
+            self.collectors.start()
+        result = self.run_pgbench(argv)
+        with self.phase("collect"):
+            self.collectors.stop()
+            self.outcome.artifacts.update(self.collectors.artifacts())
+        with self.phase("parse"):
+            self.record_pgbench(result)
+        self.finish_data()
+
+    def kill_leftovers(self) -> None:
+        with self.phase("leftovers"):
+            for transport in self.transports():
+                stopped = transport.kill_leftovers()
+                if stopped:
+                    self.outcome.notes.append(f"stopped leftovers on {transport.host.name}: {', '.join(stopped)}")
+
+    def transports(self) -> list[Transport]:
+        return [self.db] if self.same_host else [self.db, self.client]
+
+    def prepare(self) -> None:
+        with self.phase("facts"):
+            self.outcome.host_facts = collect_host_facts(self.db, self.spec.db_host.work_dir)
+            if not self.same_host:
+                self.outcome.host_facts["client_host"] = collect_host_facts(self.client, self.spec.client_host.work_dir)
+        with self.phase("install"):
+            installed = install_build(self.db, self.spec.build)
+        with self.phase("reset"):
+            self.cluster = prepare_cluster(self.db, self.spec)
+        self.outcome.server_version = installed.version
+        with self.phase("settings"):
+            self.outcome.server_settings = self.cluster.show_all()
+            self.outcome.artifacts["settings"] = json.dumps(self.outcome.server_settings, indent=1).encode()
+
+    def pgbench_argv(self) -> list[str]:
+        spec, cluster = self.spec, self.require_cluster()
+        script_path = None
+        with self.phase("setup"):
+            if spec.scenario.script:
+                script_path = posixpath.join(self.trial_dir(self.client), "script.sql")
+                self.client.put_bytes(spec.scenario.script.encode(), script_path)
+            pgbench = find_client_tool(self.client, "pgbench")
+            self.pgbench_version = _version_number(self.client.run([pgbench, "--version"], timeout=60).text)
+        argv = pgbench_command(
+            pgbench=pgbench,
+            host=cluster.socket_dir if self.same_host else spec.db_host.address,
+            port=int(cluster.port or 0),
+            user=cluster.user,
+            dbname=cluster.dbname,
+            builtin=spec.scenario.builtin,
+            script_path=script_path,
+            clients=spec.clients,
+            threads=spec.threads,
+            duration_s=spec.duration_s,
+            scale=spec.scale,
+            protocol=spec.scenario.protocol,
+        )
+        self.outcome.command = shlex.join(argv)
+        return argv
+
+    def require_cluster(self) -> Cluster:
+        if self.cluster is None:
+            raise RuntimeError("the cluster is not prepared")
+        return self.cluster
+
+    def wanted_collectors(self) -> list[Collector]:
+        """perf only in a profiling run, sar and wait events only in a measured one."""
+        spec, cluster, trial_dir = self.spec, self.require_cluster(), self.trial_dir(self.db)
+        tools = {"sar": spec.collect_sar and not spec.profile_only, "perf": spec.profile_only}
+        missing = missing_tool_notes(self.outcome.host_facts, tools)
+        self.outcome.notes.extend(missing.values())
+        chosen: list[Collector] = []
+        if tools["sar"] and "sar" not in missing:
+            chosen.append(SarCollector(self.db, trial_dir))
+        if spec.collect_wait_events and not spec.profile_only:
+            psql = find_client_tool(self.db, "psql", cluster.installed)
+            connection = ["-h", cluster.socket_dir, "-p", str(cluster.port), "-U", cluster.user, "-d", cluster.dbname]
+            chosen.append(WaitEventCollector(self.db, trial_dir, psql, connection))
+        if tools["perf"] and "perf" not in missing:
+            perf = str(self.outcome.host_facts.get("perf_path") or "perf")
+            duration = spec.duration_s
+            chosen.append(PerfCollector(self.db, trial_dir, perf=perf, data_dir=cluster.data_dir, duration_s=duration))
+        return chosen
+
+    def run_pgbench(self, argv: list[str]) -> CommandResult:
+        with self.phase("pgbench"):
+            self.client.start_background(PGBENCH, argv)
+            self.pgbench_started = True
+            deadline = time.monotonic() + self.spec.duration_s + OVERRUN_S
+            while True:
+                if self.should_cancel():
+                    self.stop_pgbench_keeping_output()
+                    raise TrialCancelled()
+                try:
+                    return self.client.wait_background(PGBENCH, timeout=POLL_S)
+                except CommandTimeout:
+                    if time.monotonic() > deadline:
+                        self.stop_pgbench_keeping_output()
+                        raise TrialOverran(f"pgbench still ran {OVERRUN_S:g}s after its duration; stopped") from None
+
+    def stop_pgbench_keeping_output(self) -> None:
+        self.client.stop_background(PGBENCH, "INT", grace_s=STOP_GRACE_S)
+        self.pgbench_started = False
+        with suppress(TransportError):
+            self.keep_pgbench_output(self.client.wait_background(PGBENCH, timeout=STOP_GRACE_S))
+
+    def keep_pgbench_output(self, result: CommandResult) -> None:
+        self.outcome.artifacts["pgbench_stdout"] = result.stdout
+        self.outcome.artifacts["pgbench_stderr"] = result.stderr
+
+    def record_pgbench(self, result: CommandResult) -> None:
+        self.pgbench_started = False
+        self.keep_pgbench_output(result)
+        try:
+            parsed = parse_pgbench_output(
+                result.stdout.decode("utf-8", "replace"),
+                result.stderr.decode("utf-8", "replace"),
+                result.exit_status,
+                expected_duration_s=self.spec.duration_s,
+            )
+        except PgbenchOutputError as error:
+            self.outcome.error = f"{error} (exit status {result.exit_status})"
+            return
+        self.outcome.artifacts["progress"] = json.dumps(parsed.to_dict()["progress"]).encode()
+        outcome = self.outcome
+        outcome.tps, outcome.tps_including_connections = parsed.tps, parsed.tps_including_connections
+        outcome.latency_avg_ms, outcome.latency_stddev_ms = parsed.latency_avg_ms, parsed.latency_stddev_ms
+        outcome.transactions, outcome.failed_transactions = parsed.transactions, parsed.failed_transactions
+        outcome.pgbench_version = parsed.pgbench_version or self.pgbench_version
+        reason = parsed.failure_reason()
+        outcome.ok, outcome.error = reason is None, reason or ""
+        if parsed.scaling_factor is not None and parsed.scaling_factor != self.spec.scale:
+            outcome.notes.append(
+                f"pgbench reports scaling factor {parsed.scaling_factor}, the study says {self.spec.scale}"
+            )
+
+    def finish_data(self) -> None:
+        cluster = self.require_cluster()
+        with self.phase("server_log"):
+            self.outcome.artifacts["server_log"] = cluster.server_log_tail(SERVER_LOG_LINES)
+        if self.spec.scenario.checkpoint_vacuum and cluster.is_running():
+            with self.phase("checkpoint_vacuum"):
+                cluster.checkpoint_vacuum()
+
+    # -- step 6 ---------------------------------------------------------------------------------
+    def clean_up(self) -> None:
+        """Best effort on every part, so that one failing part does not leave the others running."""
+        with self.phase("cleanup"):
+            if self.pgbench_started:
+                self.attempt("stop pgbench", self.stop_pgbench_keeping_output)
+            self.attempt("stop collectors", self.collectors.stop)
+            self.outcome.notes.extend(self.collectors.notes)
+            cluster = self.cluster
+            if cluster is not None:
+                if "server_log" not in self.outcome.artifacts:
+                    self.attempt("read the server log", partial(self.keep_server_log, cluster))
+                self.attempt("stop the server", cluster.stop)
+            for transport in self.transports():
+                self.attempt("remove trial files", partial(self.remove_trial_dir, transport))
+
+    def remove_trial_dir(self, transport: Transport) -> None:
+        transport.run(["rm", "-rf", "--", self.trial_dir(transport)], timeout=120)
+
+    def keep_server_log(self, cluster: Cluster) -> None:
+        self.outcome.artifacts["server_log"] = cluster.server_log_tail(SERVER_LOG_LINES)
+
+    def attempt(self, what: str, action: Callable[[], object]) -> None:
+        try:
+            action()
+        except Exception as error:  # cleanup goes on whatever one part did
+            self.outcome.notes.append(f"cleanup: could not {what}: {type(error).__name__}: {error}")
+
+
+def _version_number(version_line: object) -> str:
+    """'pgbench (PostgreSQL) 15.14 (Debian ...)' -> '15.14'."""
+    words = str(version_line or "").split()
+    return next((word for word in words if word[:1].isdigit()), "")
