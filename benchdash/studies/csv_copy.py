@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import CharField, Func, QuerySet
 
 CHUNK_BYTES = 64 * 1024
@@ -49,11 +49,14 @@ class LocalTimeText(Func):
 def copy_csv_chunks(rows: QuerySet[Any]) -> Iterator[bytes]:
     """The rows of a values_list queryset as CSV body bytes (no header), about CHUNK_BYTES at a time.
 
-    If the download stops half-way, psycopg cancels the COPY on the server when the generator closes.
+    If the download stops half-way, psycopg cancels the COPY on the server when the generator closes;
+    the atomic block (a savepoint when the caller is already in a transaction) rolls back what the
+    cancel aborted, so the connection stays usable.
     """
     sql, params = rows.query.sql_with_params()
+    statement = f"COPY ({sql}) TO STDOUT (FORMAT csv)"
     buffer = bytearray()
-    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY ({sql}) TO STDOUT (FORMAT csv)", params) as copy:
+    with transaction.atomic(), connection.cursor() as cursor, cursor.cursor.copy(statement, params) as copy:
         for row in copy:
             buffer += row
             if len(buffer) >= CHUNK_BYTES:

@@ -1,11 +1,12 @@
 """Read-only study pages: the list, and one study with its charts, comparison tables and trials."""
 
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
+from django.db.models import Count, Prefetch, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from benchdash.access import read_access
+from benchdash.inventory.models import Build
 from benchdash.studies.charts import tps_by_clients_figure
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.queries import study_summary
@@ -18,7 +19,7 @@ TRIALS_PER_PAGE = 50
 def study_list(request: HttpRequest) -> HttpResponse:
     studies = (
         Study.objects.select_related("db_host")
-        .prefetch_related("builds")
+        .prefetch_related(Prefetch("builds", queryset=Build.objects.order_by("version_sort", "name")))
         .annotate(done=Count("trials", filter=Q(trials__status=Trial.Status.SUCCEEDED)), total=Count("trials"))
     )
     return render(request, "studies/list.html", {"studies": studies})
@@ -35,7 +36,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     ctx = {
         "study": study,
         "sections": list(zip(tables, charts, strict=True)),
-        "builds": study.builds.all(),
+        "builds": study.builds.order_by("version_sort", "name"),
         "trials": Paginator(trials, TRIALS_PER_PAGE).get_page(request.GET.get("page")),
     }
     return render(request, "studies/detail.html", ctx)
