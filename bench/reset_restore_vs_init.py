@@ -1,6 +1,7 @@
 """Data reset between trials: restoring a snapshot of the data directory vs running `pgbench -i` again.
 
-Usage:  .venv/bin/python bench/reset_restore_vs_init.py [--scales 10 50] [--runs 3] [--bin-dir /usr/lib/postgresql/15/bin]
+Usage:  .venv/bin/python bench/reset_restore_vs_init.py [--scales 10 50] [--runs 3] [--bin-dir DIR]
+        (DIR: the PostgreSQL bin directory, /usr/lib/postgresql/15/bin by default)
 
 On the local host (through LocalTransport, as the unprivileged run user when we are root), for each
 scale: initdb, start, pgbench -i, snapshot; then `runs` rounds, each timing both resets in turn
@@ -51,6 +52,10 @@ def _timed(action) -> float:  # noqa: ANN001
     return time.perf_counter() - started
 
 
+def _spread(seconds: list[float]) -> str:
+    return f"{statistics.median(seconds):.2f} ({min(seconds):.2f}..{max(seconds):.2f})"
+
+
 def measure_scale(cluster: Cluster, scale: int, runs: int) -> dict[str, list[float]]:
     cluster.initdb()
     cluster.configure({"autovacuum": "off"})
@@ -78,17 +83,17 @@ def main() -> None:
             installed = install_build(transport, BuildSpec(name="bench", kind="installed", bin_dir=args.bin_dir))
             print(f"PostgreSQL {installed.version}, {os.cpu_count()} CPUs, {args.runs} runs each, interleaved\n")
             print(
-                "| scale | database size | restore snapshot, median (min..max) s | pgbench -i, median (min..max) s | init / restore |"
+                "| scale | database size | restore snapshot, median (min..max) s | pgbench -i, median (min..max) s ",
+                end="",
             )
+            print("| init / restore |")
             print("| ---: | ---: | ---: | ---: | ---: |")
             for scale in args.scales:
                 cluster = Cluster(transport, installed, f"{work_dir}/clusters/s{scale}/data")
                 times = measure_scale(cluster, scale, args.runs)
                 restore, init = statistics.median(times["restore"]), statistics.median(times["init"])
-                print(
-                    f"| {scale} | {times['size']} | {restore:.2f} ({min(times['restore']):.2f}..{max(times['restore']):.2f})"
-                    f" | {init:.2f} ({min(times['init']):.2f}..{max(times['init']):.2f}) | {init / restore:.2f} |"
-                )
+                print(f"| {scale} | {times['size']} | {_spread(times['restore'])} | {_spread(times['init'])} ", end="")
+                print(f"| {init / restore:.2f} |")
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
 

@@ -157,9 +157,12 @@ class Cluster:
                 if "could not bind" not in log and "in use" not in log or attempt == START_ATTEMPTS - 1:
                     raise ClusterError(f"{error}\n--- server log ---\n{log}") from error
 
-    def stop(self) -> None:
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server if it runs; "immediate" skips the shutdown checkpoint (for data about to be discarded)."""
+        if mode not in ("smart", "fast", "immediate"):
+            raise ValueError(f"unknown shutdown mode {mode!r}")
         if self.is_running():
-            self._pg_ctl("-m", "fast", "-w", "-t", "300", "stop", timeout=360, what="pg_ctl stop")
+            self._pg_ctl("-m", mode, "-w", "-t", "300", "stop", timeout=360, what="pg_ctl stop")
 
     def is_running(self) -> bool:
         argv = [self.installed.tool("pg_ctl"), "-D", self.data_dir, "status"]
@@ -212,7 +215,8 @@ class Cluster:
         if not self.has_snapshot():
             raise ClusterError(f"{self.data_dir}: no snapshot to restore")
         was_running = self.is_running()
-        self.stop()
+        # The data is thrown away: writing it out in a shutdown checkpoint would only cost time.
+        self.stop(mode="immediate")
         self.transport.run(["rm", "-rf", self.data_dir], timeout=3600)
         self.transport.run(["cp", "-a", self.snapshot_dir, self.data_dir], timeout=7200)
         if was_running:
@@ -285,7 +289,7 @@ def cluster_for(transport: Transport, spec: TrialSpec, installed: InstalledBuild
 def prepare_cluster(transport: Transport, spec: TrialSpec, *, reset_method: str = "restore") -> Cluster:
     """A running cluster with the trial's data and settings.
 
-    1. Install the build (once per target) and stop a server an earlier trial left running.
+    1. Install the build (once per target) and stop every server earlier trials left running.
     2. No data for this (study, build, scale, fillfactor) per the marker: initdb, pgbench -i, and a
        snapshot when the scenario resets data again later and reset_method is "restore".
     3. Data there and spec.reset_data: restore the snapshot, or run pgbench -i again.
@@ -295,7 +299,7 @@ def prepare_cluster(transport: Transport, spec: TrialSpec, *, reset_method: str 
         raise ValueError(f"reset_method must be one of {RESET_METHODS}, not {reset_method!r}")
     installed = install_build(transport, spec.build)
     cluster = cluster_for(transport, spec, installed)
-    cluster.stop()
+    stop_leftover_servers(transport, installed)
     marker = data_marker(spec, installed.version)
     have_data = cluster.read_marker() == marker and transport.exists(posixpath.join(cluster.data_dir, "PG_VERSION"))
     if not have_data:
@@ -310,6 +314,26 @@ def prepare_cluster(transport: Transport, spec: TrialSpec, *, reset_method: str 
     if spec.scenario.prewarm:
         cluster.prewarm()
     return cluster
+
+
+def stop_leftover_servers(transport: Transport, installed: InstalledBuild) -> list[str]:
+    """Stop every server still running under <work_dir>/clusters; returns their data directories.
+
+    One DB host runs one trial at a time, so any server there belongs to a finished, failed or
+    lost trial, and would take memory and CPU from the next one.
+    """
+    clusters_dir = posixpath.join(transport.host.work_dir, "clusters")
+    found = transport.run(
+        ["find", clusters_dir, "-mindepth", "3", "-maxdepth", "3", "-name", "postmaster.pid"], check=False
+    )
+    stopped = []
+    for pid_file in found.text.split():
+        data_dir = posixpath.dirname(pid_file)
+        pg_ctl = [installed.tool("pg_ctl"), "-D", data_dir]
+        if transport.run([*pg_ctl, "status"], check=False, timeout=60).ok:
+            transport.run([*pg_ctl, "-m", "fast", "-w", "-t", "300", "stop"], check=False, timeout=360)
+            stopped.append(data_dir)
+    return stopped
 
 
 def _create_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, keep_snapshot: bool) -> None:

@@ -20,7 +20,9 @@ from django.db import close_old_connections, connection
 
 from benchdash.studies import services
 from benchdash.studies.models import Study, Trial
+from workers.runner import run_trial
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialOutcome, TrialSpec
+from workers.transport import connect
 
 logger = logging.getLogger(__name__)
 
@@ -86,9 +88,6 @@ def _heartbeat(trial_id: int, stop: threading.Event) -> None:
 def _run(trial: Trial) -> TrialOutcome:
     """Any failure of the target (SSH, server, pgbench, time limit) is an outcome, not a crash:
     the attempt counts and the study goes on."""
-    from workers.runner import run_trial
-    from workers.transport import connect
-
     spec = trial_spec(trial)
     try:
         with ExitStack() as stack:

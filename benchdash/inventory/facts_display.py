@@ -1,42 +1,42 @@
 """Host facts as rows of a readable table: known facts first, in a fixed order, with translated labels."""
 
+from datetime import datetime
+
 from django.utils.translation import gettext_lazy as _
+
+from benchdash.inventory.models import Host
+from benchdash.studies.models import Trial
 
 # Facts are collected by workers/facts.py; a key not listed here is still shown, under its own name.
 FACT_LABELS = {
+    "hostname": _("host name"),
     "cpu_model": _("CPU model"),
-    "sockets": _("sockets"),
+    "architecture": _("architecture"),
     "cpu_sockets": _("sockets"),
-    "cores": _("cores"),
     "cpu_cores": _("cores"),
     "cores_per_socket": _("cores per socket"),
-    "threads": _("threads"),
     "cpu_threads": _("threads"),
     "threads_per_core": _("threads per core"),
     "memory_bytes": _("memory"),
-    "memory_kb": _("memory"),
-    "memory_gib": _("memory (GiB)"),
-    "memory": _("memory"),
     "kernel": _("kernel"),
-    "os": _("OS"),
     "os_release": _("OS"),
-    "filesystem": _("filesystem"),
     "fs_type": _("filesystem"),
+    "mount_point": _("mount point"),
+    "mount_options": _("mount options"),
     "device": _("device"),
     "disk": _("disk"),
-    "governor": _("CPU frequency governor"),
+    "disk_rotational": _("rotational disk"),
     "cpu_governor": _("CPU frequency governor"),
     "turbo": _("turbo"),
-    "thp": _("transparent huge pages"),
     "transparent_hugepages": _("transparent huge pages"),
-    "load_average": _("load average"),
-    "loadavg": _("load average"),
-    "tools": _("tools"),
+    "load_average": _("load average (1, 5, 15 min)"),
     "pgbench": _("pgbench"),
     "sar": _("sar"),
     "perf": _("perf"),
+    "tools": _("tools"),
 }
 MISSING = _("not found")
+YES, NO = _("yes"), _("no")
 
 
 def format_fact(key: str, value: object) -> str:
@@ -45,10 +45,8 @@ def format_fact(key: str, value: object) -> str:
         return str(MISSING)
     if key == "memory_bytes" and isinstance(value, int | float):
         return f"{value / 2**30:.1f} GiB"
-    if key == "memory_kb" and isinstance(value, int | float):
-        return f"{value / 2**20:.1f} GiB"
     if isinstance(value, bool):
-        return "✓" if value else "✗"
+        return str(YES if value else NO)
     if isinstance(value, list | tuple):
         return ", ".join(str(item) for item in value)
     if isinstance(value, dict):
@@ -63,3 +61,17 @@ def fact_rows(facts: dict[str, object] | None) -> list[tuple[str, str]]:
     others = sorted(key for key in facts if key not in FACT_LABELS)
     rows = [(str(FACT_LABELS[key]), format_fact(key, facts[key])) for key in known]
     return rows + [(key.replace("_", " "), format_fact(key, facts[key])) for key in others]
+
+
+def latest_facts(host: Host) -> tuple[dict[str, object], datetime | None]:
+    """The host's own facts, else those the newest finished trial on it recorded, with when they were read."""
+    if host.facts:
+        return host.facts, host.facts_updated_at
+    row = (
+        Trial.objects.filter(host=host, finished_at__isnull=False)
+        .exclude(host_facts={})
+        .order_by("-finished_at")
+        .values_list("host_facts", "finished_at")
+        .first()
+    )
+    return row if row else ({}, None)

@@ -19,16 +19,12 @@ class Host(models.Model):
         _("private key file"),
         max_length=500,
         blank=True,
-        help_text=_(
-            "Path of the SSH private key on the worker's machine (the key is never stored)."
-        ),
+        help_text=_("Path of the SSH private key on the worker's machine (the key is never stored)."),
     )
     host_key = models.TextField(
         _("pinned host key"),
         blank=True,
-        help_text=_(
-            "The server's public host key, e.g. 'ssh-ed25519 AAAA...'. Unknown keys are refused."
-        ),
+        help_text=_("The server's public host key, e.g. 'ssh-ed25519 AAAA...'. Unknown keys are refused."),
     )
     work_dir = models.CharField(_("work directory"), max_length=500, default="/tmp/benchdash")
     facts = models.JSONField(_("facts"), default=dict, blank=True)

@@ -5,7 +5,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from benchdash.access import read_access
-from benchdash.inventory.facts_display import fact_rows
+from benchdash.inventory.facts_display import fact_rows, latest_facts
 from benchdash.inventory.models import Build, Host
 
 
@@ -18,9 +18,11 @@ def hosts(request: HttpRequest) -> HttpResponse:
 @read_access
 def host_detail(request: HttpRequest, pk: int) -> HttpResponse:
     host = get_object_or_404(Host, pk=pk)
+    facts, facts_read_at = latest_facts(host)
     ctx = {
         "host": host,
-        "facts": fact_rows(host.facts),
+        "facts": fact_rows(facts),
+        "facts_read_at": facts_read_at,
         "studies": host.db_studies.order_by("-year", "-created_at")[:50],
     }
     return render(request, "inventory/host_detail.html", ctx)

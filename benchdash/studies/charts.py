@@ -27,13 +27,20 @@ def tps_by_clients_figure(points: Iterable[SummaryPoint], *, title: str = "") ->
         by_build.values(), key=lambda group: (version_sort_key(group[0].build_version), group[0].build_name)
     )
     traces = [_build_trace(group, PALETTE[number % len(PALETTE)]) for number, group in enumerate(ordered)]
-    return {"data": traces, "layout": tps_layout(title)}
+    return {"data": traces, "layout": tps_layout(title, clients=[x for trace in traces for x in trace["x"]])}
 
 
-def tps_layout(title: str = "") -> dict:
+def tps_layout(title: str = "", *, clients: Iterable[int] = ()) -> dict:
+    """Layout of a TPS-vs-clients chart; the x ticks are the client levels measured (plotly would print 0.5)."""
+    levels = sorted(set(clients))
     return {
         "title": {"text": title, "font": {"size": 15}},
-        "xaxis": {"title": {"text": _("clients")}, "rangemode": "tozero", "zeroline": False},
+        "xaxis": {
+            "title": {"text": _("clients")},
+            "rangemode": "tozero",
+            "zeroline": False,
+            **({"tickmode": "array", "tickvals": levels} if levels else {}),
+        },
         "yaxis": {"title": {"text": _("TPS (median)")}, "rangemode": "tozero", "separatethousands": True},
         # Above the plot: below it, the legend collides with the x-axis title on small charts.
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},

@@ -53,7 +53,7 @@ def study_curves_figure(points: Iterable[CurvePoint], *, title: str = "", y_titl
         by_build.values(), key=lambda group: (version_sort_key(group[0].build_version), group[0].build_name)
     )
     traces = [_curve_trace(group, PALETTE[number % len(PALETTE)]) for number, group in enumerate(ordered)]
-    layout = tps_layout(title)
+    layout = tps_layout(title, clients=[x for trace in traces for x in trace["x"]])
     if y_title:
         layout["yaxis"]["title"]["text"] = y_title
     return {"data": traces, "layout": layout}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from workers.builds import install_build
-from workers.cluster import Cluster, ClusterError, UnknownSetting, prepare_cluster
+from workers.cluster import Cluster, ClusterError, UnknownSetting, cluster_for, prepare_cluster
 from workers.pg_conf import conf_quote, hba_address, listening_ports, unknown_settings
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
 from workers.transport import Transport, connect
@@ -197,3 +197,36 @@ def test_prepare_cluster_works_over_ssh_with_an_uploaded_archive(ssh_target, arc
         assert b"database system is ready to accept connections" in cluster.server_log_tail()
         cluster.stop()
         assert not cluster.is_running()
+
+
+def test_prepare_cluster_stops_the_servers_earlier_trials_left_running(
+    local_target, local_transport, installed_build, archive_build, new_cluster, running_clusters
+):
+    leftover = new_cluster(local_transport, archive_build)
+    leftover.start()
+    cluster = prepare_cluster(local_transport, trial(local_target, installed_build))
+    running_clusters.append(cluster)
+    assert (leftover.is_running(), cluster.is_running()) == (False, True)
+
+
+def test_a_pgbench_client_on_another_host_gets_an_address_to_connect_to(local_target, installed_build):
+    db_host = HostSpec(name="db1", address="10.0.0.5", work_dir="/srv/bench")
+    client_host = HostSpec(name="client1", address="10.0.0.9")
+    spec = TrialSpec(**{**trial(db_host, installed_build).__dict__, "client_host": client_host})
+    with connect(local_target) as transport:
+        cluster = cluster_for(transport, spec, install_build(transport, installed_build))
+    assert (cluster.listen_addresses, cluster.client_addresses) == (["127.0.0.1", "10.0.0.5"], ["10.0.0.9"])
+    assert cluster.data_dir == f"/srv/bench/clusters/{installed_build.name}-s1-f100/data"
+
+
+def test_a_cluster_open_to_a_client_host_starts_with_its_pg_hba_rule(
+    local_transport, installed_build, running_clusters
+):
+    installed = install_build(local_transport, installed_build)
+    data_dir = posixpath.join(local_transport.host.work_dir, "clusters", "remote", "data")
+    cluster = Cluster(local_transport, installed, data_dir, client_addresses=["10.0.0.9"])
+    running_clusters.append(cluster)
+    cluster.initdb()
+    cluster.start()
+    rule = cluster.psql("SELECT address, netmask, auth_method FROM pg_hba_file_rules WHERE address = '10.0.0.9';")
+    assert rule.strip() == "10.0.0.9|255.255.255.255|trust"

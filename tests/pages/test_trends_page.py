@@ -1,5 +1,6 @@
 """The trends page (home): the chained version index per scenario and each study's curves."""
 
+import io
 import json
 import math
 import re
@@ -43,7 +44,7 @@ def published_pair(scenario, older: str, newer: str, ratios: dict[int, float], y
 
 @pytest.mark.django_db
 def test_it_shows_the_published_2021_reference_link_from_the_shipped_history(client):
-    call_command("load_presets", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    call_command("load_presets", stdout=io.StringIO())
     response = client.get(reverse("trends:index"), HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 200
     page = response.content.decode()
@@ -51,6 +52,7 @@ def test_it_shows_the_published_2021_reference_link_from_the_shipped_history(cli
     ratio = math.exp(sum(math.log(new / old) for old, new in _reference_2021_all()) / 8)
     assert f"× {ratio:.3f}" in page  # geometric mean of the eight published ratios: 0.974
     assert f'href="/studies/{study.pk}/">2021 {study.title}</a>' in page
+    assert "Source: PGECons 2021年度WG1活動報告" in page  # a published study shows where its figures come from
     index_figure = figure(response, f"index-{study.trials.first().scenario_id}")
     segment = next(trace for trace in index_figure["data"] if "14" in trace["x"])
     assert segment["x"][-2:] == ["13", "14"]

@@ -1,0 +1,82 @@
+"""Helpers of the queue tests: rows for hosts and builds, the form's data, waiting."""
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from benchdash.inventory.management.commands.register_local import postgres_version
+from benchdash.inventory.models import Build, Host
+from workers.spec import BuildSpec, HostSpec
+
+
+def wait_for(predicate: Callable[[], object], timeout: float, what: str, every: float = 0.3) -> object:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def register_host(spec: HostSpec) -> Host:
+    fields = {name: getattr(spec, name) for name in ("address", "port", "username", "key_path", "host_key", "work_dir")}
+    host, _ = Host.objects.update_or_create(name=spec.name, defaults=fields)
+    return host
+
+
+def register_build(spec: BuildSpec) -> Build:
+    version = spec.version or postgres_version(spec.bin_dir)
+    fields = {"version": version, "kind": spec.kind, "bin_dir": spec.bin_dir, "archive_path": spec.archive_path}
+    build, _ = Build.objects.update_or_create(name=spec.name, defaults=fields)
+    return build
+
+
+def form_data(*, host, builds, baseline, scenarios, clients="1,2", repetitions="1", duration="2", **extra) -> dict:
+    data = {
+        "title": "queue test",
+        "year": "2025",
+        "db_host": host.pk,
+        "client_host": "",
+        "builds": [build.pk for build in builds],
+        "baseline": baseline.pk,
+        "scenarios": [scenario.pk for scenario in scenarios],
+        "client_levels": clients,
+        "repetitions": repetitions,
+        "duration_s": duration,
+        "scale": "1",
+        "pg_settings": "shared_buffers = 64MB\nmax_connections = 20",
+        "seed": "2025",
+        "queue": "1",
+    }
+    data.update(extra)
+    return data
+
+
+def pgbench_pid(work_dir: str) -> int | None:
+    """The pid of the pgbench the runner started in the background on this work dir, while it runs."""
+    try:
+        pid = int(Path(work_dir, "run", "pgbench.pid").read_text().split()[0])
+    except (FileNotFoundError, ValueError, IndexError):
+        return None
+    return pid if process_alive(pid) else None
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def pgbench_processes() -> list[int]:
+    """Every pgbench process on this machine (the tests' targets are this machine)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/comm"):
+        try:
+            if stat.read_text().strip() == "pgbench":
+                pids.append(int(stat.parent.name))
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return pids

@@ -1,0 +1,64 @@
+"""A study queued through the real form runs on a real Celery worker against the real SSH target:
+two builds (Debian's 15 and an archive of another major), both seed scenarios; trials land with TPS,
+the study finishes, and the CSV downloads hold the rows."""
+
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from benchdash.studies.models import Artifact, Study, Trial
+from tests.queue.support import form_data, register_build, register_host, wait_for
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def csv_rows(client, url_name: str, study: Study) -> list[dict[str, str]]:
+    response = client.get(reverse(url_name, args=[study.pk]))
+    text = b"".join(response.streaming_content).decode("utf-8-sig")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_a_study_queued_from_the_form_runs_on_a_worker_and_fills_the_csvs(
+    client, member, presets, celery_processes, ssh_target, installed_build, archive_build
+):
+    host = register_host(ssh_target)
+    debian, archive = register_build(installed_build), register_build(archive_build)
+    scenarios = [presets["pgecons-reference"], presets["pgecons-update"]]
+    celery_processes.worker("e2e")
+    data = form_data(
+        host=host,
+        builds=[debian, archive],
+        baseline=min(debian, archive, key=lambda b: b.version_sort),
+        scenarios=scenarios,
+        collect_sar="on",
+    )
+    response = client.post(reverse("studies:new"), data)
+    study = Study.objects.get(title="queue test")
+    assert response.status_code == 302
+
+    wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 420, "the study to finish")
+
+    study.refresh_from_db()
+    trials = list(study.trials.order_by("position"))
+    assert study.status == Study.Status.DONE, [trial.error for trial in trials]
+    assert len(trials) == 2 * 2 * 2
+    assert all(trial.status == Trial.Status.SUCCEEDED and trial.tps > 0 for trial in trials)
+    assert all(trial.attempts == 1 for trial in trials)
+    assert [trial.started_at for trial in trials] == sorted(trial.started_at for trial in trials)
+    assert {trial.server_version.split(".")[0] for trial in trials} == {debian.major, archive.major}
+    assert all(trial.pgbench_version.startswith("15") and "pgbench" in trial.command for trial in trials)
+    assert {trial.host_facts.get("cpu_threads") for trial in trials} != {None}
+    assert Artifact.objects.filter(trial__study=study, kind="pgbench_stdout").count() == 8
+
+    trials_csv = csv_rows(client, "studies:trials_csv", study)
+    assert len(trials_csv) == 8
+    assert sorted(float(row["tps"]) for row in trials_csv) == sorted(trial.tps for trial in trials)
+    summary_csv = csv_rows(client, "studies:summary_csv", study)
+    assert len(summary_csv) == 2 * 2 * 2
+    assert all(row["n"] == "1" and float(row["median_tps"]) > 0 for row in summary_csv)
+    assert {row["ratio_to_baseline"] == "" for row in summary_csv} == {True, False}
+
+    progress = client.get(reverse("studies:progress", args=[study.pk])).json()
+    assert (progress["done"], progress["total"], progress["failed"], progress["finished"]) == (8, 8, 0, True)
