@@ -154,7 +154,8 @@ class Cluster:
                 return
             except ClusterError as error:
                 log = self.server_log_tail(20).decode("utf-8", "replace")
-                if "could not bind" not in log and "in use" not in log or attempt == START_ATTEMPTS - 1:
+                port_taken = "could not bind" in log or "in use" in log
+                if not port_taken or attempt == START_ATTEMPTS - 1:
                     raise ClusterError(f"{error}\n--- server log ---\n{log}") from error
 
     def stop(self, mode: str = "fast") -> None:

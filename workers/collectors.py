@@ -38,6 +38,13 @@ FROM (SELECT coalesce(wait_event_type, 'CPU') AS wait_event_type, coalesce(wait_
 \watch 1
 """
 
+# $1 text, then a command that reads it on its standard input.
+FEED_STDIN_SCRIPT = r"""
+text=$1
+shift
+printf '%s\n' "$text" | "$@"
+"""
+
 # $1 data dir, $2 output file, $3 delay, $4 window, $5 perf. Values arrive as arguments, never as
 # script text. The backends exist only once pgbench has connected, so their pids are read after the delay.
 PERF_SCRIPT = r"""
@@ -88,17 +95,20 @@ class SarCollector(Collector):
 
 
 class WaitEventCollector(Collector):
-    """pg_stat_activity sampled every second by a psql `\\watch` that runs on the DB host."""
+    """pg_stat_activity sampled every second by a psql `\\watch` that runs on the DB host.
+
+    The SQL reaches psql on its standard input (psql -c cannot hold a `\\watch`), which saves
+    uploading a file for every trial.
+    """
 
     name = "wait_events"
 
     def __init__(self, transport: Transport, trial_dir: str, psql: str, connection_args: Sequence[str]) -> None:
         super().__init__(transport, trial_dir)
-        self.argv = [psql, "-X", "-q", "-A", "-t", *connection_args, "-f", self.path("wait_events.sql")]
-        self.argv += ["-o", self.path("wait_events.out")]
+        psql_argv = [psql, "-X", "-q", "-A", "-t", *connection_args, "-o", self.path("wait_events.out")]
+        self.argv = ["sh", "-c", FEED_STDIN_SCRIPT, "sh", WAIT_EVENTS_SQL, *psql_argv]
 
     def start(self) -> None:
-        self.transport.put_bytes(WAIT_EVENTS_SQL.encode(), self.path("wait_events.sql"))
         self.transport.start_background(self.name, self.argv)
 
     def artifacts(self) -> dict[str, bytes]:
@@ -144,6 +154,7 @@ class CollectorSet:
     def __init__(self, collectors: Iterable[Collector]) -> None:
         self.pending = list(collectors)
         self.running: list[Collector] = []
+        self.stopped: list[Collector] = []
         self.notes: list[str] = []
 
     def start(self) -> None:
@@ -156,12 +167,15 @@ class CollectorSet:
                 self.running.append(collector)
 
     def stop(self) -> None:
-        """Idempotent: a collector that already ended is simply not running any more."""
+        """Idempotent: each collector is signalled once, also when stop is called again in a cleanup."""
         for collector in self.running:
+            if collector in self.stopped:
+                continue
             try:
                 collector.stop()
             except TransportError as error:
                 self.notes.append(f"{collector.name}: could not be stopped cleanly ({error})")
+            self.stopped.append(collector)
 
     def artifacts(self) -> dict[str, bytes]:
         gathered: dict[str, bytes] = {}

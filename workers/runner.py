@@ -93,7 +93,7 @@ class TrialRun:
         self.cluster: Cluster | None = None
         self.collectors = CollectorSet([])
         self.pgbench_started = False
-        self.pgbench_version = ""
+        self.pgbench = ""
 
     @property
     def same_host(self) -> bool:
@@ -161,10 +161,9 @@ class TrialRun:
             if spec.scenario.script:
                 script_path = posixpath.join(self.trial_dir(self.client), "script.sql")
                 self.client.put_bytes(spec.scenario.script.encode(), script_path)
-            pgbench = find_client_tool(self.client, "pgbench")
-            self.pgbench_version = _version_number(self.client.run([pgbench, "--version"], timeout=60).text)
+            self.pgbench = find_client_tool(self.client, "pgbench")
         argv = pgbench_command(
-            pgbench=pgbench,
+            pgbench=self.pgbench,
             host=cluster.socket_dir if self.same_host else spec.db_host.address,
             port=int(cluster.port or 0),
             user=cluster.user,
@@ -248,13 +247,17 @@ class TrialRun:
         outcome.tps, outcome.tps_including_connections = parsed.tps, parsed.tps_including_connections
         outcome.latency_avg_ms, outcome.latency_stddev_ms = parsed.latency_avg_ms, parsed.latency_stddev_ms
         outcome.transactions, outcome.failed_transactions = parsed.transactions, parsed.failed_transactions
-        outcome.pgbench_version = parsed.pgbench_version or self.pgbench_version
+        outcome.pgbench_version = parsed.pgbench_version or self.pgbench_version()
         reason = parsed.failure_reason()
         outcome.ok, outcome.error = reason is None, reason or ""
         if parsed.scaling_factor is not None and parsed.scaling_factor != self.spec.scale:
             outcome.notes.append(
                 f"pgbench reports scaling factor {parsed.scaling_factor}, the study says {self.spec.scale}"
             )
+
+    def pgbench_version(self) -> str:
+        """Only asked when the output does not say (pgbench before 14 prints no banner)."""
+        return _version_number(self.client.run([self.pgbench, "--version"], timeout=60).text)
 
     def finish_data(self) -> None:
         cluster = self.require_cluster()

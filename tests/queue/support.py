@@ -68,15 +68,3 @@ def process_alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z"
-
-
-def pgbench_processes() -> list[int]:
-    """Every pgbench process on this machine (the tests' targets are this machine)."""
-    pids = []
-    for stat in Path("/proc").glob("[0-9]*/comm"):
-        try:
-            if stat.read_text().strip() == "pgbench":
-                pids.append(int(stat.parent.name))
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return pids

@@ -4,6 +4,7 @@ Prints the new study's id. With --wait it shows a progress bar and exits 0 when 
 succeeded, 1 otherwise.
 """
 
+import sys
 import time
 from typing import Any
 
@@ -131,7 +132,9 @@ class Command(BaseCommand):
 
     def _wait(self, study: Study) -> None:
         progress = study_progress(study)
-        with tqdm(total=progress.total, unit="trial", desc=f"study {study.pk}") as bar:
+        # tqdm redraws the line with \r: it writes to the raw stream, not through the newline-adding wrapper.
+        stream = getattr(self.stderr, "_out", sys.stderr)
+        with tqdm(total=progress.total, unit="trial", desc=f"study {study.pk}", file=stream) as bar:
             while True:
                 study.refresh_from_db()
                 progress = study_progress(study)

@@ -1,0 +1,66 @@
+"""`manage.py queue_study`: prints the new study's id, and with --wait follows it to the end on a real worker."""
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import translation
+
+from benchdash.studies.models import Study, Trial
+from tests.queue.support import register_build, register_host
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ARGS = ["--host", "local", "--scenarios", "pgecons-reference", "--clients", "1,2", "--repetitions", "1"]
+
+
+def queue_study(*args: str) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    call_command("queue_study", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def local_rows(presets, local_target, installed_build):
+    return register_host(local_target), register_build(installed_build)
+
+
+def test_it_prints_the_id_of_the_study_it_queued(local_rows, broker):
+    host, build = local_rows
+    out, _ = queue_study(*ARGS, "--builds", build.major, "--duration", "2", "--scale", "1", "--seed", "3")
+    study = Study.objects.get(kind=Study.Kind.MEASURED)
+    assert out.strip() == str(study.pk)
+    assert study.status == Study.Status.QUEUED and study.seed == 3 and study.baseline == build
+    assert study.trials.count() == 2 and study.title == build.version
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--duration", "0"], "duration_s"),
+        (["--duration", "ten"], "duration_s"),
+        (["--clients", "1,1"], "given twice"),
+        (["--setting", "no_such_setting=1"], "Unknown setting name: no_such_setting"),
+    ],
+)
+def test_it_refuses_what_the_form_refuses_and_saves_nothing(local_rows, args, message):
+    with translation.override("en"), pytest.raises(CommandError, match=message):
+        queue_study(*ARGS, "--builds", local_rows[1].major, *args)
+    assert not Study.objects.filter(kind=Study.Kind.MEASURED).exists()
+
+
+def test_it_refuses_an_unknown_build_major(local_rows):
+    with pytest.raises(CommandError, match="no registered build named or of major '9.1'"):
+        queue_study(*ARGS, "--builds", "9.1")
+
+
+@pytest.mark.slow
+def test_with_wait_it_shows_progress_and_exits_0_when_every_trial_succeeded(local_rows, celery_processes):
+    build = local_rows[1]
+    celery_processes.worker("cli")
+    out, err = queue_study(*ARGS, "--builds", build.major, "--duration", "2", "--wait", "--no-sar", "--no-wait-events")
+    study = Study.objects.get(kind=Study.Kind.MEASURED)
+    assert out.strip() == str(study.pk)
+    assert study.status == Study.Status.DONE
+    assert set(study.trials.values_list("status", flat=True)) == {Trial.Status.SUCCEEDED}
+    assert "2/2" in err
