@@ -33,11 +33,11 @@ from workers.transport import Transport, connect  # noqa: E402
 RUN_USER = os.environ.get("BENCHDASH_LOCAL_USER", "benchdash")
 
 
-def arguments(description: str) -> argparse.Namespace:
+def arguments(description: str, duration_s: int = 15) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--trials", type=int, default=10)
-    parser.add_argument("--duration", type=int, default=15)
+    parser.add_argument("--duration", type=int, default=duration_s)
     parser.add_argument("--clients", type=int, default=2)
     parser.add_argument("--builtin", default="select-only")
     parser.add_argument("--scale", type=int, default=1)
@@ -81,29 +81,17 @@ def benchdash_tps(spec: TrialSpec, transport: Transport) -> float:
 
 def hand_run_tps(spec: TrialSpec, command: str) -> float:
     """What a member would type: start the server, prewarm, the same pgbench line, stop."""
-    bin_dir = spec.build.bin_dir
     cluster_dir = os.path.join(spec.db_host.work_dir, "clusters", cluster_dir_name(spec.build.name, spec.scale, None))
-    data, argv = os.path.join(cluster_dir, "data"), shlex.split(command)
+    argv = shlex.split(command)
     socket_dir, port = argv[argv.index("-h") + 1], argv[argv.index("-p") + 1]
     as_user = ["runuser", "-u", RUN_USER, "--"] if os.geteuid() == 0 else []
-    pg_ctl = [*as_user, f"{bin_dir}/pg_ctl", "-D", data, "-w"]
-    subprocess.run([*pg_ctl, "-l", f"{cluster_dir}/server.log", "-o", f"-p {port}", "start"], check=True)
+    pg_ctl = [*as_user, f"{spec.build.bin_dir}/pg_ctl", "-D", f"{cluster_dir}/data", "-w"]
+    psql = [*as_user, f"{spec.build.bin_dir}/psql", "-X", "-q", "-h", socket_dir, "-p", port, "-U", "postgres"]
+    start = [*pg_ctl, "-l", f"{cluster_dir}/server.log", "-o", f"-p {port}", "start"]
+    subprocess.run(start, check=True, capture_output=True)
     try:
-        psql = [
-            *as_user,
-            f"{bin_dir}/psql",
-            "-X",
-            "-q",
-            "-h",
-            socket_dir,
-            "-p",
-            port,
-            "-U",
-            "postgres",
-            "-d",
-            "postgres",
-        ]
-        subprocess.run([*psql, "-c", "SELECT pg_prewarm('pgbench_accounts')"], check=True, capture_output=True)
+        prewarm = "SELECT pg_prewarm('pgbench_accounts')"
+        subprocess.run([*psql, "-d", "postgres", "-c", prewarm], check=True, capture_output=True)
         ran = subprocess.run([*as_user, *argv], capture_output=True, text=True, check=True)
     finally:
         subprocess.run([*pg_ctl, "-m", "fast", "stop"], check=True, capture_output=True)

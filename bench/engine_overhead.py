@@ -61,7 +61,7 @@ def ssh_host() -> Iterator[HostSpec]:
 
 
 def main() -> None:
-    options = arguments(__doc__.split("\n\n")[0])
+    options = arguments(__doc__.split("\n\n")[0], duration_s=3)
     overheads, phases = [], {}
     with ssh_host() as host, connect(host) as transport:
         spec = bench_spec(host, options, sar=True, wait_events=True)

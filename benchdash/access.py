@@ -6,9 +6,9 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseBase
 
-View = Callable[..., HttpResponse]
+View = Callable[..., HttpResponseBase]
 
 
 def read_access(view: View) -> View:
@@ -19,7 +19,7 @@ def read_access(view: View) -> View:
     guarded = login_required(view)
 
     @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if settings.PUBLIC_READ:
             return view(request, *args, **kwargs)
         return guarded(request, *args, **kwargs)

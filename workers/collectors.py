@@ -16,7 +16,8 @@ import posixpath
 import re
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from workers.transport import Transport, TransportError
 
@@ -158,24 +159,21 @@ class CollectorSet:
         self.notes: list[str] = []
 
     def start(self) -> None:
-        for collector in self.pending:
-            try:
-                collector.start()
-            except (TransportError, ValueError) as error:
-                self.notes.append(f"{collector.name}: skipped, it could not start ({error})")
-            else:
+        """Start them all at once: each start is a round trip to the target."""
+        errors = _each(lambda collector: collector.start(), self.pending)
+        for collector, error in zip(self.pending, errors, strict=True):
+            if error is None:
                 self.running.append(collector)
+            else:
+                self.notes.append(f"{collector.name}: skipped, it could not start ({error})")
 
     def stop(self) -> None:
-        """Idempotent: each collector is signalled once, also when stop is called again in a cleanup."""
-        for collector in self.running:
-            if collector in self.stopped:
-                continue
-            try:
-                collector.stop()
-            except TransportError as error:
+        """Stop them all at once (each waits for its process to end); a second call does nothing."""
+        to_stop = [collector for collector in self.running if collector not in self.stopped]
+        self.stopped.extend(to_stop)
+        for collector, error in zip(to_stop, _each(lambda collector: collector.stop(), to_stop), strict=True):
+            if error is not None:
                 self.notes.append(f"{collector.name}: could not be stopped cleanly ({error})")
-            self.stopped.append(collector)
 
     def artifacts(self) -> dict[str, bytes]:
         gathered: dict[str, bytes] = {}
@@ -185,6 +183,22 @@ class CollectorSet:
             except (TransportError, ValueError) as error:
                 self.notes.append(f"{collector.name}: no data ({error})")
         return gathered
+
+
+def _each(action: Callable[[Collector], None], collectors: list[Collector]) -> list[Exception | None]:
+    """action on every collector in parallel threads; the error of each, or None."""
+
+    def error_of(collector: Collector) -> Exception | None:
+        try:
+            action(collector)
+        except (TransportError, ValueError) as error:
+            return error
+        return None
+
+    if not collectors:
+        return []
+    with ThreadPoolExecutor(max_workers=len(collectors)) as pool:
+        return list(pool.map(error_of, collectors))
 
 
 def missing_tool_notes(facts: dict[str, object], wanted: dict[str, bool]) -> dict[str, str]:

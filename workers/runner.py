@@ -19,6 +19,7 @@ import posixpath
 import shlex
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from functools import partial
@@ -42,6 +43,8 @@ logger = logging.getLogger(__name__)
 
 PGBENCH = "pgbench"  # the background command's name on the client host
 POLL_S = 1.0
+PROBE_S = 5.0
+PROBE_WAIT_S = 0.1
 # pgbench may run this long past its duration (connections, a slow last transaction) before it is stopped.
 OVERRUN_S = 120.0
 STOP_GRACE_S = 5.0
@@ -112,12 +115,11 @@ class TrialRun:
 
     # -- steps ----------------------------------------------------------------------------------
     def execute(self) -> None:
-        self.kill_leftovers()
-        self.prepare()
-        with self.phase("setup"):
-            for transport in self.transports():
-                # sadc appends to an existing file: an earlier attempt's data must not mix in.
-                transport.run(["sh", "-c", 'rm -rf -- "$1" && mkdir -p -- "$1"', "sh", self.trial_dir(transport)])
+        # Independent round trips go out together: each costs tens of ms over SSH.
+        concurrently(self.kill_leftovers, self.read_facts, self.install)
+        with self.phase("reset"):
+            self.cluster = prepare_cluster(self.db, self.spec)
+        concurrently(self.record_settings, self.make_trial_dirs, self.find_pgbench)
         argv = self.pgbench_argv()
         with self.phase("collect"):
             self.collectors = CollectorSet(self.wanted_collectors())
@@ -140,19 +142,29 @@ class TrialRun:
     def transports(self) -> list[Transport]:
         return [self.db] if self.same_host else [self.db, self.client]
 
-    def prepare(self) -> None:
+    def read_facts(self) -> None:
         with self.phase("facts"):
             self.outcome.host_facts = collect_host_facts(self.db, self.spec.db_host.work_dir)
             if not self.same_host:
                 self.outcome.host_facts["client_host"] = collect_host_facts(self.client, self.spec.client_host.work_dir)
+
+    def install(self) -> None:
         with self.phase("install"):
-            installed = install_build(self.db, self.spec.build)
-        with self.phase("reset"):
-            self.cluster = prepare_cluster(self.db, self.spec)
-        self.outcome.server_version = installed.version
+            self.outcome.server_version = install_build(self.db, self.spec.build).version
+
+    def record_settings(self) -> None:
         with self.phase("settings"):
-            self.outcome.server_settings = self.cluster.show_all()
+            self.outcome.server_settings = self.require_cluster().show_all()
             self.outcome.artifacts["settings"] = json.dumps(self.outcome.server_settings, indent=1).encode()
+
+    def make_trial_dirs(self) -> None:
+        with self.phase("setup"):
+            for transport in self.transports():
+                # sadc appends to an existing file: an earlier attempt's data must not mix in.
+                transport.run(["sh", "-c", 'rm -rf -- "$1" && mkdir -p -- "$1"', "sh", self.trial_dir(transport)])
+
+    def find_pgbench(self) -> None:
+        self.pgbench = find_client_tool(self.client, "pgbench")
 
     def pgbench_argv(self) -> list[str]:
         spec, cluster = self.spec, self.require_cluster()
@@ -161,7 +173,6 @@ class TrialRun:
             if spec.scenario.script:
                 script_path = posixpath.join(self.trial_dir(self.client), "script.sql")
                 self.client.put_bytes(spec.scenario.script.encode(), script_path)
-            self.pgbench = find_client_tool(self.client, "pgbench")
         argv = pgbench_command(
             pgbench=self.pgbench,
             host=cluster.socket_dir if self.same_host else spec.db_host.address,
@@ -207,17 +218,32 @@ class TrialRun:
         with self.phase("pgbench"):
             self.client.start_background(PGBENCH, argv)
             self.pgbench_started = True
-            deadline = time.monotonic() + self.spec.duration_s + OVERRUN_S
+            started = last_probe = time.monotonic()
             while True:
                 if self.should_cancel():
                     self.stop_pgbench_keeping_output()
                     raise TrialCancelled()
-                try:
-                    return self.client.wait_background(PGBENCH, timeout=POLL_S)
-                except CommandTimeout:
-                    if time.monotonic() > deadline:
-                        self.stop_pgbench_keeping_output()
-                        raise TrialOverran(f"pgbench still ran {OVERRUN_S:g}s after its duration; stopped") from None
+                elapsed = time.monotonic() - started
+                if elapsed > self.spec.duration_s + OVERRUN_S:
+                    self.stop_pgbench_keeping_output()
+                    raise TrialOverran(f"pgbench still ran {OVERRUN_S:g}s after its duration; stopped")
+                wait_s = self.poll_wait(elapsed, time.monotonic() - last_probe)
+                if wait_s is None:
+                    time.sleep(POLL_S)
+                    continue
+                last_probe = time.monotonic()
+                with suppress(CommandTimeout):
+                    return self.client.wait_background(PGBENCH, timeout=wait_s)
+
+    def poll_wait(self, elapsed_s: float, since_probe_s: float) -> float | None:
+        """How long to wait on the target now; None: leave it alone (sleep here, keep watching for a cancel).
+
+        Asking the target runs processes there (ssh, sh, ps), which take CPU from the run being
+        measured: while pgbench measures, only a short probe every PROBE_S catches an early failure.
+        """
+        if elapsed_s >= self.spec.duration_s - POLL_S:
+            return 2 * POLL_S  # one wait usually sees the end: fewer round trips
+        return PROBE_WAIT_S if since_probe_s >= PROBE_S else None
 
     def stop_pgbench_keeping_output(self) -> None:
         self.client.stop_background(PGBENCH, "INT", grace_s=STOP_GRACE_S)
@@ -275,13 +301,16 @@ class TrialRun:
                 self.attempt("stop pgbench", self.stop_pgbench_keeping_output)
             self.attempt("stop collectors", self.collectors.stop)
             self.outcome.notes.extend(self.collectors.notes)
+            parts = [
+                partial(self.attempt, "remove trial files", partial(self.remove_trial_dir, transport))
+                for transport in self.transports()
+            ]
             cluster = self.cluster
             if cluster is not None:
                 if "server_log" not in self.outcome.artifacts:
                     self.attempt("read the server log", partial(self.keep_server_log, cluster))
-                self.attempt("stop the server", cluster.stop)
-            for transport in self.transports():
-                self.attempt("remove trial files", partial(self.remove_trial_dir, transport))
+                parts.append(partial(self.attempt, "stop the server", cluster.stop))
+            concurrently(*parts)
 
     def remove_trial_dir(self, transport: Transport) -> None:
         transport.run(["rm", "-rf", "--", self.trial_dir(transport)], timeout=120)
@@ -294,6 +323,17 @@ class TrialRun:
             action()
         except Exception as error:  # cleanup goes on whatever one part did
             self.outcome.notes.append(f"cleanup: could not {what}: {type(error).__name__}: {error}")
+
+
+def concurrently(*calls: Callable[[], object]) -> list[object]:
+    """Call each in its own thread; returns their results, or raises the first error.
+
+    Commands may run side by side on one SSH connection (each has its own channel), but paramiko's
+    SFTP client is not thread-safe (paramiko issues #718, #1836): at most one call may move files.
+    """
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        futures = [pool.submit(call) for call in calls]
+        return [future.result() for future in futures]
 
 
 def _version_number(version_line: object) -> str:

@@ -29,8 +29,7 @@ class StudyPresetAdmin(admin.ModelAdmin):
 class TrialInline(admin.TabularInline):
     model = Trial
     extra = 0
-    fields = ["position", "build", "scenario", "clients", "repetition", "status", "tps", "attempts"]
-    readonly_fields = fields
+    fields = readonly_fields = ("position", "build", "scenario", "clients", "repetition", "status", "tps", "attempts")
     show_change_link = True
     can_delete = False
 

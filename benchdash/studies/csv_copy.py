@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import CharField, Func, QuerySet
+from django.db.models import CharField, Func, QuerySet, Value
 
 CHUNK_BYTES = 64 * 1024
 
@@ -36,14 +36,17 @@ class FlagText(Func):
 
 
 class LocalTimeText(Func):
-    """A timestamp as '2021-10-01 12:34:56' in settings.TIME_ZONE, which Excel reads as a date."""
+    """A timestamp as '2021-10-01 12:34:56' in settings.TIME_ZONE, which Excel reads as a date.
 
-    template = "((%(expressions)s AT TIME ZONE %(zone)s)::timestamp(0))::text"
+    timezone(zone, ts) is PostgreSQL's spelling of ts AT TIME ZONE zone.
+    """
+
+    function = "timezone"
+    template = "(%(function)s(%(expressions)s)::timestamp(0))::text"
     output_field = CharField()
 
-    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:
-        sql, params = super().as_sql(compiler, connection, zone="%s", **extra)
-        return sql, [*params, settings.TIME_ZONE]
+    def __init__(self, expression: str) -> None:
+        super().__init__(Value(settings.TIME_ZONE), expression)
 
 
 def copy_csv_chunks(rows: QuerySet[Any]) -> Iterator[bytes]:

@@ -2,6 +2,8 @@
 
 The column headers are a stable interface, documented in docs/CSV.md. Files are UTF-8 with a BOM
 so that Excel reads Japanese titles correctly, and no text cell can run as a spreadsheet formula.
+The trials file, the big one, is written by PostgreSQL (csv_copy.py); the small ones by Python's
+csv module, with the same cell rules.
 """
 
 from __future__ import annotations

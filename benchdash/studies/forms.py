@@ -87,9 +87,13 @@ def build_problem(build: Build, host: Host) -> str | None:
     return None
 
 
+def build_label(build: Build) -> str:
+    return f"{build.name} ({build.version}, {build.get_kind_display()})"
+
+
 class BuildsField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, obj: Build) -> str:  # type: ignore[override]
-        return f"{obj.name} ({obj.version}, {obj.get_kind_display()})"
+        return build_label(obj)
 
 
 class StudyForm(forms.Form):
@@ -144,9 +148,8 @@ class StudyForm(forms.Form):
         super().__init__(data, *args, **kwargs)
         self.fields["year"].initial = timezone.now().year
         runnable = Build.objects.exclude(kind=Build.Kind.PUBLISHED)
-        self.fields["builds"].widget.choices = [
-            (build.pk, self.fields["builds"].label_from_instance(build)) for build in runnable
-        ]
+        # Published figures stay valid choices so that picking one is refused with a reason, but are not offered.
+        self.fields["builds"].widget.choices = [(build.pk, build_label(build)) for build in runnable]
         self.fields["baseline"].widget.choices = [("", "---------")] + [(build.pk, build.name) for build in runnable]
 
     def clean_client_levels(self) -> list[int]:
@@ -225,6 +228,12 @@ class StudyForm(forms.Form):
     def estimated_seconds(self) -> float:
         cleaned = self.cleaned_data
         return estimate_seconds(self.planned_trials(), duration_s=cleaned["duration_s"], scale=cleaned["scale"])
+
+    def preview(self) -> dict[str, float]:
+        """What the page shows before queueing: trials, data resets, estimated minutes."""
+        planned = self.planned_trials()
+        resets = sum(trial.reset_data for trial in planned)
+        return {"trials": len(planned), "resets": resets, "minutes": round(self.estimated_seconds() / 60, 1)}
 
 
 def _with_defaults(data: Any) -> Any:

@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from benchdash.inventory.models import Host
 from benchdash.studies.models import Artifact, Study, Trial
 from benchdash.studies.plan import PlannedTrial, ScenarioRule, plan_trials
 from workers.spec import TrialOutcome
@@ -175,6 +176,9 @@ def trial_finish(*, trial: Trial, outcome: TrialOutcome) -> Trial:
     locked.finished_at = timezone.now() if locked.status != Trial.Status.PENDING else None
     locked.save()
     _store_artifacts(locked, outcome.artifacts)
+    if outcome.host_facts and locked.host_id:
+        facts = {name: value for name, value in outcome.host_facts.items() if name != "client_host"}
+        Host.objects.filter(pk=locked.host_id).update(facts=facts, facts_updated_at=timezone.now())
     return locked
 
 

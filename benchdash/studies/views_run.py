@@ -21,17 +21,12 @@ QUEUE_PERMISSION = "studies.add_study"
 def study_new(request: HttpRequest) -> HttpResponse:
     """GET shows the form; POST "preview" shows the trial count and time; POST "queue" saves and queues."""
     form = StudyForm(request.POST) if request.method == "POST" else StudyForm()
-    if request.method == "POST" and form.is_valid():
-        if "queue" in request.POST:
-            study = services.study_create(data=form.cleaned_data, created_by=request.user)
-            services.study_enqueue(study=study)
-            messages.success(request, _("Study queued: %(count)s trials.") % {"count": study.trials.count()})
-            return redirect("studies:detail", pk=study.pk)
-        planned = form.planned_trials()
-        preview = {"trials": len(planned), "resets": sum(trial.reset_data for trial in planned)}
-        preview["minutes"] = round(form.estimated_seconds() / 60, 1)
-    else:
-        preview = None
+    if request.method == "POST" and form.is_valid() and "queue" in request.POST:
+        study = services.study_create(data=form.cleaned_data, created_by=request.user)
+        services.study_enqueue(study=study)
+        messages.success(request, _("Study queued: %(count)s trials.") % {"count": study.trials.count()})
+        return redirect("studies:detail", pk=study.pk)
+    preview = form.preview() if form.is_bound and form.is_valid() else None
     ctx = {"form": form, "preview": preview, "presets": form.preset_defaults()}
     return render(request, "studies/new.html", ctx)
 

@@ -36,10 +36,8 @@ def test_a_failing_trial_is_retried_then_failed_and_can_be_run_again(
     good = study.trials.get(scenario__slug="pgecons-reference")
     assert study.status == Study.Status.FAILED
     assert (broken.status, broken.attempts, broken.tps) == (Trial.Status.FAILED, 2, None)
-    assert broken.error.startswith("attempt 2: ") and "no_such_column" in broken.error + "".join(
-        artifact.file.read().decode() for artifact in Artifact.objects.filter(trial=broken)
-    )
-    assert Artifact.objects.filter(trial=broken, kind="pgbench_stderr").exists()
+    assert broken.error.startswith("attempt 2: ")
+    assert b"no_such_column" in Artifact.objects.get(trial=broken, kind="pgbench_stderr").file.read()
     assert good.status == Trial.Status.SUCCEEDED and good.tps > 0
 
     response = client.post(reverse("studies:retry_failed", args=[study.pk]))

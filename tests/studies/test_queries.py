@@ -4,9 +4,10 @@ import random
 import statistics
 
 import pytest
+from django.utils import timezone
 
 from benchdash.studies.models import Scenario, Trial
-from benchdash.studies.queries import study_summary, trend_links, trends_data
+from benchdash.studies.queries import study_summary, trend_links, trends_data, trials_revision
 from benchdash.studies.results import TpsRow, summarize
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
 
@@ -104,3 +105,34 @@ def test_the_update_scenario_has_one_link_from_the_newer_study(two_studies):
     _, second = two_studies
     links = trend_links(Scenario.objects.get(slug="update"))
     assert [(link.study.study_id, link.pair) for link in links] == [(second.id, ("13", "14"))]
+
+
+def test_the_cached_trends_follow_a_changed_figure(two_studies):
+    _, second = two_studies
+    before = {p.version: p.index for p in trends_data()[0].index}
+    trial = Trial.objects.filter(study=second, status=Trial.Status.SUCCEEDED, build__version="14.0").first()
+    Trial.objects.filter(study=second, build__version="14.0").update(tps=trial.tps * 10)
+    after = {p.version: p.index for p in trends_data()[0].index}
+    assert after["13"] == pytest.approx(before["13"])
+    assert after["14"] != pytest.approx(before["14"])
+
+
+def test_a_heartbeat_does_not_move_the_revision(two_studies):
+    _, second = two_studies
+    revision = trials_revision()
+    Trial.objects.filter(study=second).update(heartbeat_at=timezone.now())
+    assert trials_revision() == revision
+    Trial.objects.filter(study=second, repetition=1).update(tps=5.0)
+    assert trials_revision() > revision
+
+
+def test_the_cached_trends_follow_a_renamed_study(two_studies):
+    first, _ = two_studies
+    assert "2020" in [ref.title for ref in trends_data()[0].studies]
+    first.title = "2020 年度"
+    first.save()
+    assert [ref.title for ref in trends_data()[0].studies] == ["2020 年度", "2021"]
+
+
+def test_trends_cached_in_an_earlier_test_do_not_leak_into_an_empty_store():
+    assert trends_data() == []

@@ -79,7 +79,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         form = StudyForm(self._form_data(options))
         if not form.is_valid():
-            problems = "; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items())
+            problems = "; ".join(f"{field}: {' '.join(map(str, errors))}" for field, errors in form.errors.items())
             raise CommandError(f"the study was not queued: {problems}")
         study = services.study_create(data=form.cleaned_data)
         services.study_enqueue(study=study)

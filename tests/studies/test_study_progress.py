@@ -1,0 +1,80 @@
+"""Progress of a running study: the JSON the live panel polls, and the panel on the study page."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.urls import reverse
+from django.utils import timezone
+
+from benchdash.studies.models import Study, Trial
+from benchdash.studies.progress import study_progress
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def running_study():
+    build, scenario = BuildFactory(), ScenarioFactory(slug="ref")
+    study = StudyFactory(status=Study.Status.RUNNING, started_at=timezone.now() - timedelta(seconds=100))
+    statuses = ["succeeded", "succeeded", "failed", "running", "pending", "pending", "pending", "pending"]
+    for position, status in enumerate(statuses):
+        TrialFactory(
+            study=study, build=build, scenario=scenario, clients=position + 1, position=position, status=status
+        )
+    return study
+
+
+def test_it_counts_done_failed_and_pending_trials(running_study):
+    progress = study_progress(running_study)
+    assert (progress.total, progress.done, progress.succeeded, progress.failed, progress.pending) == (8, 3, 2, 1, 4)
+    assert progress.percent == 37.5
+    assert not progress.finished
+
+
+def test_it_names_the_current_trial(running_study):
+    current = study_progress(running_study).current
+    assert (current.position, current.scenario, current.clients) == (3, "ref", 4)
+
+
+def test_it_estimates_the_remaining_time_from_the_pace_so_far(running_study):
+    progress = study_progress(running_study)
+    assert 99 <= progress.elapsed_s <= 110
+    assert progress.remaining_s == pytest.approx(progress.elapsed_s / 3 * 5)
+
+
+def test_the_progress_json_answers_the_live_panel(client, running_study):
+    data = client.get(reverse("studies:progress", args=[running_study.pk])).json()
+    assert data["done"] == 3 and data["total"] == 8 and data["status"] == "running"
+    assert data["current"]["clients"] == 4 and data["finished"] is False
+
+
+def test_the_study_page_shows_the_live_panel_with_a_cancel_form_for_a_member(client, running_study):
+    user = User.objects.create_user("member", password="pw-member-1")
+    user.user_permissions.add(Permission.objects.get(codename="add_study"))
+    client.force_login(user)
+    page = client.get(reverse("studies:detail", args=[running_study.pk])).content.decode()
+    assert 'id="study-live"' in page
+    assert f'data-progress-url="{reverse("studies:progress", args=[running_study.pk])}"' in page
+    assert f'action="{reverse("studies:cancel", args=[running_study.pk])}"' in page
+    assert "csrfmiddlewaretoken" in page
+
+
+def test_a_visitor_sees_the_panel_without_the_buttons(client, running_study):
+    page = client.get(reverse("studies:detail", args=[running_study.pk])).content.decode()
+    assert 'id="study-live"' in page
+    assert reverse("studies:cancel", args=[running_study.pk]) not in page
+
+
+def test_a_published_study_has_no_live_panel(client):
+    study = StudyFactory(kind=Study.Kind.PUBLISHED, status=Study.Status.PUBLISHED)
+    assert 'id="study-live"' not in client.get(reverse("studies:detail", args=[study.pk])).content.decode()
+
+
+def test_a_finished_study_has_nothing_left(running_study):
+    Trial.objects.filter(study=running_study).exclude(status="failed").update(status="succeeded")
+    Study.objects.filter(pk=running_study.pk).update(status=Study.Status.FAILED, finished_at=timezone.now())
+    running_study.refresh_from_db()
+    progress = study_progress(running_study)
+    assert progress.finished and progress.remaining_s == 0.0 and progress.done == 8
