@@ -113,13 +113,16 @@ def interleave(rounds: int, first: Callable[[], float], second: Callable[[], flo
 
 def table(label_a: str, label_b: str, results: tuple[list[float], list[float]], goal: str) -> str:
     median_a, median_b = statistics.median(results[0]), statistics.median(results[1])
+    # Rounds run back to back, so a per-round ratio is less exposed to load that drifts over minutes.
+    pairs = [a / b for a, b in zip(*results, strict=True)]
     runs_a = ", ".join(f"{tps:.0f}" for tps in results[0])
     runs_b = ", ".join(f"{tps:.0f}" for tps in results[1])
     return "\n".join(
         [
             f"| | median TPS | runs (TPS) |\n| --- | --- | --- |\n| {label_a} | {median_a:.1f} | {runs_a} |",
             f"| {label_b} | {median_b:.1f} | {runs_b} |",
-            f"\nratio {label_a} / {label_b}: **{median_a / median_b:.3f}** (goal {goal})",
+            f"\nratio {label_a} / {label_b}: **{median_a / median_b:.3f}** (goal {goal}); "
+            f"median of the per-round ratios: {statistics.median(pairs):.3f} ({min(pairs):.3f}..{max(pairs):.3f})",
         ]
     )
 
