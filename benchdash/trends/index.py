@@ -65,7 +65,8 @@ def chained_version_index(links: Iterable[VersionLink]) -> list[IndexPoint]:
     """Chain one scenario's links into an index, oldest version = 100.
 
     1. Group the links by (older, newer) pair. Where several studies link the same pair, use the
-       newest study (highest year, then highest study id) and keep the others as `other_links`.
+       newest study (highest year); within a year the one measured at the most client levels, so a
+       curve beats a single point; then the highest study id. Keep the others as `other_links`.
     2. Order every version that appears in a link, oldest first (9.2 < 9.6 < 10 < 13).
     3. Start a segment at the oldest version not yet placed: its index is 100.
     4. From the current version, follow the link to the nearest newer version:
@@ -128,9 +129,13 @@ def _choose_per_pair(
         by_pair[link.pair].append(link)
     chosen, others = {}, {}
     for pair, candidates in by_pair.items():
-        ranked = sorted(candidates, key=lambda link: (link.study.year, link.study.study_id), reverse=True)
+        ranked = sorted(candidates, key=_link_preference, reverse=True)
         chosen[pair], others[pair] = ranked[0], tuple(ranked[1:])
     return chosen, others
+
+
+def _link_preference(link: VersionLink) -> tuple[int, int, int]:
+    return (link.study.year, len(link.clients), link.study.study_id)
 
 
 def _follow(

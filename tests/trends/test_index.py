@@ -50,6 +50,14 @@ def test_it_uses_the_newest_study_for_a_pair_and_keeps_the_others():
     assert points[1].other_links == (older,)
 
 
+def test_within_a_year_it_prefers_the_study_measured_at_more_client_levels():
+    curve = VersionLink("8.1", "8.3", 1.31, StudyRef(4, 2008, "by clients"), clients=(1, 10, 50, 100))
+    single_point = VersionLink("8.1", "8.3", 2.02, StudyRef(5, 2008, "by transactions"), clients=(10,))
+    points = chained_version_index([curve, single_point])
+    assert points[1].link == curve
+    assert points[1].index == pytest.approx(131.0)
+
+
 def test_it_follows_the_nearest_newer_version_when_a_study_skips_one():
     links = [
         VersionLink("9.4", "9.6", 1.09, STUDY_2014),
