@@ -13,7 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine_fidelity import arguments, bench_spec, benchdash_tps, interleave, table, work_dir  # noqa: E402
+from engine_fidelity import arguments, bench_spec, benchdash_tps, interleave, removed_after, table, work_dir  # noqa: E402
 
 from workers.runner import run_trial  # noqa: E402
 from workers.spec import HostSpec  # noqa: E402
@@ -23,7 +23,7 @@ from workers.transport import connect  # noqa: E402
 def main() -> None:
     options = arguments(__doc__.split("\n\n")[0])
     host = HostSpec(name="local", work_dir=work_dir("benchdash-bench-collectors-"))
-    with connect(host) as transport:
+    with connect(host) as transport, removed_after(host.work_dir):
         quiet = bench_spec(host, options)
         observed = bench_spec(host, options, sar=True, wait_events=True)
         first = run_trial(observed, transport)  # creates the data and checks the collectors work

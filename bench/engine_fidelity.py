@@ -15,11 +15,13 @@ import argparse
 import os
 import pwd
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -51,6 +53,14 @@ def work_dir(prefix: str) -> str:
         user = pwd.getpwnam(RUN_USER)
         os.chown(path, user.pw_uid, user.pw_gid)
     return path
+
+
+@contextmanager
+def removed_after(path: str) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def bench_spec(host: HostSpec, options: argparse.Namespace, **collect: bool) -> TrialSpec:
@@ -130,7 +140,7 @@ def table(label_a: str, label_b: str, results: tuple[list[float], list[float]], 
 def main() -> None:
     options = arguments(__doc__.split("\n\n")[0])
     host = HostSpec(name="local", work_dir=work_dir("benchdash-bench-fidelity-"))
-    with connect(host) as transport:
+    with connect(host) as transport, removed_after(host.work_dir):
         spec = bench_spec(host, options)
         first = run_trial(spec, transport)  # creates the data; not reported
         if not first.ok:

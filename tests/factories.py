@@ -4,6 +4,7 @@ import factory
 
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Scenario, Study, Trial
+from benchdash.studies.points import points_refresh
 
 
 class HostFactory(factory.django.DjangoModelFactory):
@@ -75,6 +76,7 @@ class StudyFactory(factory.django.DjangoModelFactory):
 class TrialFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Trial
+        skip_postgeneration_save = True
 
     study = factory.SubFactory(StudyFactory)
     build = factory.SubFactory(BuildFactory)
@@ -85,3 +87,11 @@ class TrialFactory(factory.django.DjangoModelFactory):
     repetition = 1
     position = factory.Sequence(lambda number: number)
     status = Trial.Status.PENDING
+
+    @factory.post_generation
+    def point(self, create: bool, extracted: object, **kwargs: object) -> None:
+        """What trial_finish and the importer do: the study point of a new trial follows it."""
+        if create:
+            points_refresh(
+                study_id=self.study_id, build_id=self.build_id, scenario_id=self.scenario_id, clients=self.clients
+            )

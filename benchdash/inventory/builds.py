@@ -9,7 +9,7 @@ from workers import npm_archive
 
 
 def archive_build_name(pg_version: str) -> str:
-    return f"pg{pg_version}-npm"
+    return f"PostgreSQL {pg_version} archive"
 
 
 def _reusable_build(version: str) -> Build | None:

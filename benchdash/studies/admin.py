@@ -1,6 +1,11 @@
+from typing import Any
+
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from benchdash.studies.models import Artifact, Scenario, Study, StudyPreset, Trial
+from benchdash.studies.points import points_refresh_keys, trial_point_keys
 
 
 @admin.register(Scenario)
@@ -68,6 +73,22 @@ class TrialAdmin(admin.ModelAdmin):
     list_select_related = ["study", "build", "scenario"]
     raw_id_fields = ["study"]
     inlines = [ArtifactInline]
+
+    # Hand edits keep the study points in step: the point the trial left and the one it is in now.
+    def save_model(self, request: HttpRequest, obj: Trial, form: Any, change: bool) -> None:
+        before = trial_point_keys(Trial.objects.filter(pk=obj.pk)) if change else set()
+        super().save_model(request, obj, form, change)
+        points_refresh_keys(before | trial_point_keys(Trial.objects.filter(pk=obj.pk)))
+
+    def delete_model(self, request: HttpRequest, obj: Trial) -> None:
+        before = trial_point_keys(Trial.objects.filter(pk=obj.pk))
+        super().delete_model(request, obj)
+        points_refresh_keys(before)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Trial]) -> None:
+        before = trial_point_keys(queryset)
+        super().delete_queryset(request, queryset)
+        points_refresh_keys(before)
 
 
 @admin.register(Artifact)

@@ -298,3 +298,32 @@ class Artifact(models.Model):
 
     def __str__(self) -> str:
         return f"{self.trial_id} {self.kind}"
+
+
+class StudyPoint(models.Model):
+    """Median, min, max and n of one build x scenario x clients of a study, over its succeeded trials.
+
+    A summary kept by studies/points.py wherever trials change (trial_finish, the importer, the admin,
+    `manage.py refresh_points`), so that the study and trends pages read a few thousand points instead
+    of aggregating every trial on every view.
+    """
+
+    study = models.ForeignKey(Study, verbose_name=_("study"), on_delete=models.CASCADE, related_name="points")
+    build = models.ForeignKey(Build, verbose_name=_("build"), on_delete=models.CASCADE, related_name="+")
+    scenario = models.ForeignKey(Scenario, verbose_name=_("scenario"), on_delete=models.CASCADE, related_name="+")
+    clients = models.PositiveIntegerField(_("clients"))
+    median = models.FloatField(_("median TPS"))
+    minimum = models.FloatField(_("minimum TPS"))
+    maximum = models.FloatField(_("maximum TPS"))
+    n = models.PositiveIntegerField(_("succeeded trials"))
+
+    class Meta:
+        ordering = ["study", "scenario", "build", "clients"]
+        verbose_name = _("study point")
+        verbose_name_plural = _("study points")
+        constraints = [
+            models.UniqueConstraint(fields=["study", "build", "scenario", "clients"], name="studypoint_unique_point")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study_id} b={self.build_id} s={self.scenario_id} c={self.clients}: {self.median}"

@@ -20,6 +20,7 @@ from django.utils import timezone
 from benchdash.inventory.models import Host
 from benchdash.studies.models import Artifact, Study, Trial
 from benchdash.studies.plan import PlannedTrial, ScenarioRule, plan_trials
+from benchdash.studies.points import points_refresh
 from workers.spec import TrialOutcome
 
 ACTIVE = (Study.Status.QUEUED, Study.Status.RUNNING)
@@ -175,6 +176,10 @@ def trial_finish(*, trial: Trial, outcome: TrialOutcome) -> Trial:
     _copy_outcome(locked, outcome)
     locked.finished_at = timezone.now() if locked.status != Trial.Status.PENDING else None
     locked.save()
+    if locked.status == Trial.Status.SUCCEEDED:  # a running trial counted nowhere; only a success moves a point
+        points_refresh(
+            study_id=locked.study_id, build_id=locked.build_id, scenario_id=locked.scenario_id, clients=locked.clients
+        )
     _store_artifacts(locked, outcome.artifacts)
     if outcome.host_facts and locked.host_id:
         facts = {name: value for name, value in outcome.host_facts.items() if name != "client_host"}

@@ -18,6 +18,7 @@ from django.db import transaction
 
 from benchdash.inventory.models import Build, version_sort_key
 from benchdash.studies.models import Scenario, Statistic, Study, Trial
+from benchdash.studies.points import points_refresh
 
 COLUMNS = (
     "study_year",
@@ -271,6 +272,8 @@ def _import_study(rows: list[PublishedRow], scenarios: dict[str, Scenario], summ
     summary.trials_created += len(new_rows)
     summary.trials_found += len(rows) - len(new_rows)
     _complete_study(study, builds.values(), {scenarios[row.scenario] for row in rows})
+    if new_rows:
+        points_refresh(study_id=study.pk)
 
 
 def import_published_results(*, data: bytes, encoding: str | None = None) -> ImportSummary:

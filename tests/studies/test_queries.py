@@ -1,15 +1,21 @@
-"""The SQL aggregation gives the same figures as the pure functions on the same trials."""
+"""The study points give the same figures as the pure functions on the same trials, and follow them."""
 
 import random
 import statistics
+from pathlib import Path
 
 import pytest
-from django.utils import timezone
 
-from benchdash.studies.models import Scenario, Trial
-from benchdash.studies.queries import study_summary, trend_links, trends_data, trials_revision
+from benchdash.inventory.models import Build
+from benchdash.studies import services
+from benchdash.studies.models import Scenario, Study, StudyPoint, Trial
+from benchdash.studies.queries import study_summary, trend_links, trends_data
 from benchdash.studies.results import TpsRow, summarize
+from benchdash.trends.importer import import_published_results
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
+from workers.spec import TrialOutcome
+
+SHIPPED_CSV = Path(__file__).resolve().parents[2] / "data" / "published_results.csv"
 
 pytestmark = pytest.mark.django_db
 
@@ -107,26 +113,49 @@ def test_the_update_scenario_has_one_link_from_the_newer_study(two_studies):
     assert [(link.study.study_id, link.pair) for link in links] == [(second.id, ("13", "14"))]
 
 
-def test_the_cached_trends_follow_a_changed_figure(two_studies):
+def test_the_trends_follow_a_trial_that_finishes(two_studies):
     _, second = two_studies
     before = {p.version: p.index for p in trends_data()[0].index}
-    trial = Trial.objects.filter(study=second, status=Trial.Status.SUCCEEDED, build__version="14.0").first()
-    Trial.objects.filter(study=second, build__version="14.0").update(tps=trial.tps * 10)
+    v14 = Build.objects.get(version="14.0")
+    reference = Scenario.objects.get(slug="reference")
+    trial = TrialFactory(
+        study=second, build=v14, scenario=reference, clients=16, repetition=5, status=Trial.Status.RUNNING, attempts=1
+    )
+    point = StudyPoint.objects.get(study=second, build=v14, scenario=reference, clients=16)
+
+    services.trial_finish(trial=trial, outcome=TrialOutcome(ok=True, tps=1_000_000.0))
+
+    after_finish = StudyPoint.objects.get(pk=point.pk)
+    tps = sorted(
+        Trial.objects.filter(study=second, build=v14, scenario=reference, clients=16, status="succeeded").values_list(
+            "tps", flat=True
+        )
+    )
+    assert (after_finish.n, after_finish.maximum) == (point.n + 1, 1_000_000.0)
+    assert after_finish.median == pytest.approx(statistics.median(tps))
+    assert after_finish.median != pytest.approx(point.median)
     after = {p.version: p.index for p in trends_data()[0].index}
     assert after["13"] == pytest.approx(before["13"])
-    assert after["14"] != pytest.approx(before["14"])
+    assert after["14"] > before["14"]
 
 
-def test_a_heartbeat_does_not_move_the_revision(two_studies):
+def test_a_failed_finish_leaves_the_point_alone(two_studies):
     _, second = two_studies
-    revision = trials_revision()
-    Trial.objects.filter(study=second).update(heartbeat_at=timezone.now())
-    assert trials_revision() == revision
-    Trial.objects.filter(study=second, repetition=1).update(tps=5.0)
-    assert trials_revision() > revision
+    v14 = Build.objects.get(version="14.0")
+    reference = Scenario.objects.get(slug="reference")
+    trial = TrialFactory(
+        study=second, build=v14, scenario=reference, clients=32, repetition=6, status=Trial.Status.RUNNING, attempts=9
+    )
+    point = StudyPoint.objects.get(study=second, build=v14, scenario=reference, clients=32)
+
+    services.trial_finish(trial=trial, outcome=TrialOutcome(ok=False, error="pgbench aborted", tps=1.0))
+
+    assert Trial.objects.get(pk=trial.pk).status == Trial.Status.FAILED
+    unchanged = StudyPoint.objects.get(pk=point.pk)
+    assert (unchanged.median, unchanged.n) == (point.median, point.n)
 
 
-def test_the_cached_trends_follow_a_renamed_study(two_studies):
+def test_the_trends_follow_a_renamed_study(two_studies):
     first, _ = two_studies
     assert "2020" in [ref.title for ref in trends_data()[0].studies]
     first.title = "2020 年度"
@@ -134,5 +163,29 @@ def test_the_cached_trends_follow_a_renamed_study(two_studies):
     assert [ref.title for ref in trends_data()[0].studies] == ["2020 年度", "2021"]
 
 
-def test_trends_cached_in_an_earlier_test_do_not_leak_into_an_empty_store():
+def test_an_imported_history_has_its_points(db):
+    ScenarioFactory(slug="pgecons-reference", builtin="")
+    ScenarioFactory(slug="pgecons-update", builtin="")
+    ScenarioFactory(slug="pgbench-tpcb", builtin=Scenario.Builtin.TPCB)
+
+    import_published_results(data=SHIPPED_CSV.read_bytes())
+
+    study = Study.objects.get(year=2021)
+    at_one_client = {
+        point.build.version: (point.median, point.minimum, point.maximum, point.n)
+        for point in StudyPoint.objects.filter(study=study, clients=1).select_related("build")
+    }
+    assert at_one_client == {"13.4": (437.2413, 437.2413, 437.2413, 1), "14.0": (412.9373, 412.9373, 412.9373, 1)}
+    assert StudyPoint.objects.filter(study=study).count() == study.trials.count() == 16
+    summary = {(p.build_version, p.clients): p.ratio_percent for p in study_summary(study)}
+    assert summary[("14.0", 1)] == 94
+
+
+def test_deleting_a_study_deletes_its_points(two_studies):
+    first, second = two_studies
+    first.delete()
+    assert set(StudyPoint.objects.values_list("study_id", flat=True)) == {second.id}
+
+
+def test_an_empty_store_has_no_trends():
     assert trends_data() == []

@@ -1,0 +1,85 @@
+"""The study points: each build x scenario x clients of a study summarised (median, min, max, n).
+
+Pages read StudyPoint; this module keeps it in step with the trials. Call points_refresh wherever
+succeeded trials appear, change or go: trial_finish, the importer, the admin, `manage.py refresh_points`.
+"""
+
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.db.models import Count, Exists, Max, Min, OuterRef, QuerySet
+
+from benchdash.studies.models import Study, StudyPoint, Trial
+from benchdash.studies.queries import Median, finished_trials
+
+POINT_FIELDS = ["median", "minimum", "maximum", "n"]
+POINT_KEY = ["study", "build", "scenario", "clients"]
+
+PointKey = tuple[int, int, int, int]  # study_id, build_id, scenario_id, clients
+
+
+def points_refresh(
+    *, study_id: int, build_id: int | None = None, scenario_id: int | None = None, clients: int | None = None
+) -> int:
+    """Recompute the points of a study (or of the part the other arguments select) from its trials.
+
+    One aggregate over the selected succeeded trials, an upsert of what it gives, and a delete of the
+    selected points left without a succeeded trial. Returns how many points were written.
+    """
+    selection = {"build_id": build_id, "scenario_id": scenario_id, "clients": clients}
+    selection = {name: value for name, value in selection.items() if value is not None}
+    with transaction.atomic():
+        # Two writers of one study wait for each other here, so the later one aggregates after the
+        # earlier one's trials are committed and neither overwrites a point with an older figure.
+        # NO KEY: inserting trials or points of the study (a foreign-key share lock) is not blocked.
+        list(Study.objects.select_for_update(no_key=True).filter(pk=study_id).values_list("pk"))
+        points = _computed_points(study_id, selection)
+        StudyPoint.objects.bulk_create(
+            points, update_conflicts=True, unique_fields=POINT_KEY, update_fields=POINT_FIELDS
+        )
+        _without_trials(study_id, selection).delete()
+    return len(points)
+
+
+def _computed_points(study_id: int, selection: dict[str, int]) -> list[StudyPoint]:
+    rows = (
+        finished_trials()
+        .filter(study_id=study_id, **selection)
+        .values_list("scenario_id", "build_id", "clients")
+        .annotate(median=Median("tps"), minimum=Min("tps"), maximum=Max("tps"), n=Count("tps"))
+        .order_by()
+    )
+    return [
+        StudyPoint(
+            study_id=study_id,
+            scenario_id=scenario_id,
+            build_id=build_id,
+            clients=clients,
+            median=median,
+            minimum=minimum,
+            maximum=maximum,
+            n=n,
+        )
+        for scenario_id, build_id, clients, median, minimum, maximum, n in rows
+    ]
+
+
+def _without_trials(study_id: int, selection: dict[str, int]) -> QuerySet[StudyPoint]:
+    trials_of_point = finished_trials().filter(
+        study_id=OuterRef("study_id"),
+        scenario_id=OuterRef("scenario_id"),
+        build_id=OuterRef("build_id"),
+        clients=OuterRef("clients"),
+    )
+    return StudyPoint.objects.filter(study_id=study_id, **selection).exclude(Exists(trials_of_point))
+
+
+def trial_point_keys(trials: QuerySet[Trial]) -> set[PointKey]:
+    """The points these trials count in (or would, once succeeded)."""
+    return set(trials.order_by().values_list("study_id", "build_id", "scenario_id", "clients").distinct())
+
+
+def points_refresh_keys(keys: Iterable[PointKey]) -> None:
+    """points_refresh for each of these points: after hand edits, which touch a few trials at a time."""
+    for study_id, build_id, scenario_id, clients in sorted(set(keys)):
+        points_refresh(study_id=study_id, build_id=build_id, scenario_id=scenario_id, clients=clients)
