@@ -3,8 +3,10 @@
 Usage:  .venv/bin/python bench/pages_and_csv.py [--trials 1000000] [--studies 40] [--requests 20]
 
 Creates (drops first) the database `benchdash_bench` on the store cluster, migrates it, measures every
-URL on an almost empty store (one study, no trials), fills it with COPY, measures again, and prints
-a Markdown table for docs/BENCHMARKS.md. Requests go through Django's test Client in-process, so the
+URL on an almost empty store (one study, no trials), fills it with COPY, refreshes every study's points
+(`points_refresh`, what `manage.py refresh_points` does after a bulk load), times the refresh of one
+point (what each trial_finish adds) and of a whole study, measures again, and prints a Markdown table
+for docs/BENCHMARKS.md. Requests go through Django's test Client in-process, so the
 figures are server time without network or browser.
 """
 
@@ -18,8 +20,9 @@ import statistics
 import sys
 import time
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 BENCH_DB = "benchdash_bench"
@@ -40,9 +43,10 @@ def main() -> None:
     started = time.perf_counter()
     _fill_trials(study_ids, args.trials)
     fill_s = time.perf_counter() - started
+    refresh = _refresh_points(study_ids, args.requests)
     full = _measure_all(study_ids[0], args.requests)
     memory = _streaming_memory(study_ids[0])
-    _print_report(args, empty, full, memory, fill_s)
+    _print_report(args, empty, full, memory, fill_s, refresh)
 
 
 def _arguments() -> argparse.Namespace:
@@ -163,6 +167,41 @@ def _study_trials(study, count: int, rng: random.Random) -> Iterator[dict[str, o
         }
 
 
+def _refresh_points(study_ids: list[int], repeats: int) -> dict[str, float]:
+    """Fill the points of every study, then time a whole-study refresh and a one-point refresh (ms)."""
+    from benchdash.studies.models import StudyPoint
+    from benchdash.studies.points import points_refresh
+
+    started = time.perf_counter()
+    for study_id in study_ids:
+        points_refresh(study_id=study_id)
+    all_s = time.perf_counter() - started
+    whole = [_timed_ms(partial(points_refresh, study_id=study_ids[n % len(study_ids)])) for n in range(repeats)]
+    points = list(StudyPoint.objects.order_by("?").values_list("study_id", "build_id", "scenario_id", "clients"))
+    one = [
+        _timed_ms(partial(points_refresh, study_id=study, build_id=build, scenario_id=scenario, clients=clients))
+        for study, build, scenario, clients in points[:repeats]
+    ]
+    return {
+        "all studies, s": all_s,
+        "points": StudyPoint.objects.count(),
+        "whole study p50 ms": statistics.median(whole),
+        "whole study p95 ms": _p95(whole),
+        "one point p50 ms": statistics.median(one),
+        "one point p95 ms": _p95(one),
+    }
+
+
+def _timed_ms(call: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    call()
+    return (time.perf_counter() - started) * 1000
+
+
+def _p95(durations: list[float]) -> float:
+    return statistics.quantiles(durations, n=20, method="inclusive")[18]
+
+
 @dataclass
 class Timing:
     name: str
@@ -181,36 +220,42 @@ def _measure_all(study_id: int, requests: int) -> list[Timing]:
 
     urls = [
         ("trends page", reverse("trends:index")),
-        ("trends page, cache cold", reverse("trends:index")),
+        ("trends page, each view right after a trial finished", reverse("trends:index")),
         ("study page", reverse("studies:detail", args=[study_id])),
         ("trials.csv (one study)", reverse("studies:trials_csv", args=[study_id])),
         ("summary.csv (one study)", reverse("studies:summary_csv", args=[study_id])),
         ("trends.csv", reverse("trends:csv")),
     ]
-    return [_measure(name, url, requests, cold="cold" in name) for name, url in urls]
+    finish = partial(_finish_a_trial, study_id)
+    return [_measure(name, url, requests, finish if "trial finished" in name else None) for name, url in urls]
 
 
-def _measure(name: str, url: str, requests: int, cold: bool = False) -> Timing:
+def _measure(name: str, url: str, requests: int, before: Callable[[], None] | None = None) -> Timing:
     client = _client()
     durations, body = [], b""
     _fetch(client, url)  # warm: templates, query plans
     for _ in range(requests):
-        if cold:
-            _bump_trials_revision()
+        if before is not None:
+            before()  # not timed
         started = time.perf_counter()
         body = _fetch(client, url)
         durations.append((time.perf_counter() - started) * 1000)
     rows = body.count(b"\n") - 1 if url.endswith(".csv") else 0
-    p95 = statistics.quantiles(durations, n=20, method="inclusive")[18]
-    return Timing(name, statistics.median(durations), p95, rows, len(body))
+    return Timing(name, statistics.median(durations), _p95(durations), rows, len(body))
 
 
-def _bump_trials_revision() -> None:
-    """What any write to the trials does: the cached trends no longer apply."""
-    from django.db import connection
+def _finish_a_trial(study_id: int) -> None:
+    """What trial_finish writes while a study runs: one more succeeded trial, and its point refreshed."""
+    from benchdash.studies.models import Trial
+    from benchdash.studies.points import points_refresh
 
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT nextval('studies_trial_revision')")
+    trial = Trial.objects.filter(study_id=study_id, status=Trial.Status.FAILED).first()
+    if trial is None:
+        return
+    Trial.objects.filter(pk=trial.pk).update(status=Trial.Status.SUCCEEDED)
+    points_refresh(
+        study_id=trial.study_id, build_id=trial.build_id, scenario_id=trial.scenario_id, clients=trial.clients
+    )
 
 
 def _client():
@@ -247,8 +292,12 @@ def _peak_mib() -> float:
     return tracemalloc.get_traced_memory()[1] / 2**20
 
 
-def _print_report(args, empty: list[Timing], full: list[Timing], memory: dict[str, float], fill_s: float) -> None:
-    print(f"\nfilled {args.trials:,} trials across {args.studies} studies in {fill_s:.1f} s\n")
+def _print_report(
+    args, empty: list[Timing], full: list[Timing], memory: dict[str, float], fill_s: float, refresh: dict[str, float]
+) -> None:
+    print(f"\nfilled {args.trials:,} trials across {args.studies} studies in {fill_s:.1f} s")
+    print("points_refresh: " + ", ".join(f"{name} {value:,.1f}" for name, value in refresh.items()))
+    print(f"load average (1, 5, 15 min): {' '.join(f'{value:.2f}' for value in os.getloadavg())}\n")
     print("| request | empty p50 ms | empty p95 ms | full p50 ms | full p95 ms | rows | size | rows/s |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for before, after in zip(empty, full, strict=True):

@@ -256,8 +256,8 @@ class Trial(models.Model):
             models.Index(fields=["study", "build", "scenario", "clients"], name="trial_point_idx"),
             # the runner: the next pending trial of a study
             models.Index(fields=["study", "status", "position"], name="trial_next_idx"),
-            # studies/queries.py: the medians of finished trials, per study (study_summary) and over all
-            # studies (trends_data), read by an index-only scan already in GROUP BY order.
+            # studies/points.py: the medians of a study's (or one point's) finished trials, read by an
+            # index-only scan already in GROUP BY order.
             models.Index(
                 fields=["study", "scenario", "build", "clients"],
                 include=["tps"],

@@ -26,8 +26,8 @@ def points_refresh(
     One aggregate over the selected succeeded trials, an upsert of what it gives, and a delete of the
     selected points left without a succeeded trial. Returns how many points were written.
     """
-    selection = {"build_id": build_id, "scenario_id": scenario_id, "clients": clients}
-    selection = {name: value for name, value in selection.items() if value is not None}
+    given = {"build_id": build_id, "scenario_id": scenario_id, "clients": clients}
+    selection = {name: value for name, value in given.items() if value is not None}
     with transaction.atomic():
         # Two writers of one study wait for each other here, so the later one aggregates after the
         # earlier one's trials are committed and neither overwrites a point with an older figure.

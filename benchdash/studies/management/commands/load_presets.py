@@ -58,11 +58,15 @@ class Command(BaseCommand):
         parser.add_argument("--results", default=str(PUBLISHED_RESULTS), help="published results CSV to import")
 
     def handle(self, *args: object, **options: object) -> None:
+        verbose = int(str(options["verbosity"])) > 1
         with transaction.atomic():
-            for scenario in SCENARIOS:
-                self.stdout.write(f"scenario {scenario.slug}: {sync_scenario(scenario)}")
-            for preset in STUDY_PRESETS:
-                self.stdout.write(f"study preset {preset.slug}: {sync_study_preset(preset)}")
+            actions = [(f"scenario {preset.slug}", sync_scenario(preset)) for preset in SCENARIOS]
+            actions += [(f"study preset {preset.slug}", sync_study_preset(preset)) for preset in STUDY_PRESETS]
+        for name, action in actions:
+            if verbose or action != "left":
+                self.stdout.write(f"{name}: {action}")
+        unchanged = sum(action == "left" for _, action in actions)
+        self.stdout.write(f"presets: {len(actions) - unchanged} created or updated, {unchanged} unchanged")
         self._import_history(Path(str(options["results"])))
 
     def _import_history(self, path: Path) -> None:
