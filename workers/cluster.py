@@ -31,6 +31,13 @@ PORT_RANGE = (20000, 60000)
 START_ATTEMPTS = 3
 # A unix socket path may not exceed 107 bytes; past this the socket goes to /tmp instead.
 MAX_SOCKET_DIR_LEN = 90
+# $1 pg_ctl, $2 data directory, then file names: each file of the running server, NUL-terminated.
+_RUNNING_SERVER_SCRIPT = r"""
+pg_ctl=$1 data=$2
+shift 2
+"$pg_ctl" -D "$data" status >/dev/null 2>&1 || exit 3
+for file in "$@"; do cat -- "$data/$file" || exit 4; printf '\000'; done
+"""
 
 
 class Cluster:
@@ -121,13 +128,17 @@ class Cluster:
             )
         self.transport.put_bytes(conf_lines(settings).encode(), posixpath.join(self.data_dir, SETTINGS_FILE), 0o600)
 
-    def _write_server_settings(self) -> None:
+    def _server_conf(self, port: int | None) -> str:
         server = {
-            "port": str(self.port),
+            "port": str(port),
             "listen_addresses": ",".join(self.listen_addresses),
             "unix_socket_directories": self.socket_dir,
         }
-        self.transport.put_bytes(conf_lines(server).encode(), posixpath.join(self.data_dir, SERVER_FILE), 0o600)
+        return conf_lines(server)
+
+    def _write_server_settings(self) -> None:
+        conf = self._server_conf(self.port).encode()
+        self.transport.put_bytes(conf, posixpath.join(self.data_dir, SERVER_FILE), 0o600)
         if self.client_addresses:
             rules = "".join(f"host all all {hba_address(address)} trust\n" for address in self.client_addresses)
             self._append_once("pg_hba.conf", "# added by benchdash: the pgbench client host\n" + rules)
@@ -162,12 +173,30 @@ class Cluster:
         """Stop the server if it runs; "immediate" skips the shutdown checkpoint (for data about to be discarded)."""
         if mode not in ("smart", "fast", "immediate"):
             raise ValueError(f"unknown shutdown mode {mode!r}")
-        if self.is_running():
-            self._pg_ctl("-m", mode, "-w", "-t", "300", "stop", timeout=360, what="pg_ctl stop")
+        argv = [self.installed.tool("pg_ctl"), "-D", self.data_dir, "-m", mode, "-w", "-t", "300", "stop"]
+        result = self.transport.run(argv, timeout=360, check=False)
+        # Asking `pg_ctl status` first would cost a round trip on every stop; a failed stop is checked instead.
+        if not result.ok and self.is_running():
+            detail = (result.stderr or result.stdout).decode("utf-8", "replace").strip()[-2000:]
+            raise ClusterError(f"pg_ctl stop failed on {self.transport.host.name} ({self.data_dir}): {detail}")
 
     def is_running(self) -> bool:
         argv = [self.installed.tool("pg_ctl"), "-D", self.data_dir, "status"]
         return self.transport.run(argv, check=False, timeout=60).ok
+
+    def take_over(self, settings: Mapping[str, str]) -> bool:
+        """Adopt the server already running on this data directory, if it runs with exactly these study
+        settings and listens where this cluster would: sets the port and returns True. One round trip."""
+        argv = ["sh", "-c", _RUNNING_SERVER_SCRIPT, "sh", self.installed.tool("pg_ctl"), self.data_dir]
+        result = self.transport.run([*argv, "postmaster.pid", SETTINGS_FILE, SERVER_FILE], check=False, timeout=60)
+        if not result.ok:
+            return False
+        pid_file, settings_text, server_text = (result.stdout.decode("utf-8", "replace").split("\0") + ["", ""])[:3]
+        port = postmaster_port(pid_file)
+        if port is None or settings_text != conf_lines(settings) or server_text != self._server_conf(port):
+            return False
+        self.port = port
+        return True
 
     # -- SQL and data -----------------------------------------------------------------------
     def psql(self, sql: str, *, timeout: float = 600) -> str:
@@ -216,12 +245,17 @@ class Cluster:
         if not self.has_snapshot():
             raise ClusterError(f"{self.data_dir}: no snapshot to restore")
         was_running = self.is_running()
-        # The data is thrown away: writing it out in a shutdown checkpoint would only cost time.
-        self.stop(mode="immediate")
-        self.transport.run(["rm", "-rf", self.data_dir], timeout=3600)
-        self.transport.run(["cp", "-a", self.snapshot_dir, self.data_dir], timeout=7200)
+        if was_running:
+            # The data is thrown away: writing it out in a shutdown checkpoint would only cost time.
+            self.stop(mode="immediate")
+        self.replace_data_with_snapshot()
         if was_running:
             self.start()
+
+    def replace_data_with_snapshot(self) -> None:
+        """The snapshot copied over the data directory; the server must be stopped."""
+        self.transport.run(["rm", "-rf", self.data_dir], timeout=3600)
+        self.transport.run(["cp", "-a", self.snapshot_dir, self.data_dir], timeout=7200)
 
     # -- what it looks like -----------------------------------------------------------------
     def show_all(self) -> dict[str, str]:
@@ -236,11 +270,9 @@ class Cluster:
         return self.transport.run(["tail", "-n", str(int(lines)), self.log_path], check=False, timeout=60).stdout
 
     def read_marker(self) -> dict:
-        path = posixpath.join(self.cluster_dir, MARKER_FILE)
-        if not self.transport.exists(path):
-            return {}
+        result = self.transport.run(["cat", "--", posixpath.join(self.cluster_dir, MARKER_FILE)], check=False)
         try:
-            return json.loads(self.transport.get_bytes(path))
+            return json.loads(result.stdout) if result.ok else {}
         except ValueError:
             return {}
 
@@ -251,6 +283,12 @@ class Cluster:
 
     def clear_marker(self) -> None:
         self.transport.run(["rm", "-f", posixpath.join(self.cluster_dir, MARKER_FILE)])
+
+
+def postmaster_port(pid_file: str) -> int | None:
+    """The port from a postmaster.pid (its fourth line), None when it has none."""
+    lines = pid_file.splitlines()
+    return int(lines[3]) if len(lines) > 3 and lines[3].strip().isdigit() else None
 
 
 # -- the cluster a trial needs ------------------------------------------------------------------
@@ -287,38 +325,45 @@ def cluster_for(transport: Transport, spec: TrialSpec, installed: InstalledBuild
     return Cluster(transport, installed, data_dir, listen_addresses=listen, client_addresses=clients)
 
 
-def prepare_cluster(transport: Transport, spec: TrialSpec, *, reset_method: str = "restore") -> Cluster:
+def prepare_cluster(
+    transport: Transport,
+    spec: TrialSpec,
+    *,
+    reset_method: str = "restore",
+    installed: InstalledBuild | None = None,
+) -> Cluster:
     """A running cluster with the trial's data and settings.
 
-    1. Install the build (once per target) and stop every server earlier trials left running.
-    2. No data for this (study, build, scale, fillfactor) per the marker: initdb, pgbench -i, and a
-       snapshot when the scenario resets data again later and reset_method is "restore".
-    3. Data there and spec.reset_data: restore the snapshot, or run pgbench -i again.
-    4. Write the study's settings, start, prewarm when the scenario asks.
+    1. Install the build, unless the caller passes it installed.
+    2. No reset asked, and the server of this data (same study, build, scale, fillfactor per the
+       marker) still runs with the same settings because the previous trial kept it up: take it over,
+       stopping any other server.
+    3. Otherwise stop every server earlier trials left running, then:
+       a. no data for this (study, build, scale, fillfactor): initdb, pgbench -i, and a snapshot when
+          the scenario resets data again later and reset_method is "restore";
+       b. data there and spec.reset_data: restore the snapshot, or run pgbench -i again;
+       c. write the study's settings and start.
+    4. Prewarm when the scenario asks, on a server taken over too: the procedure prewarms before every run.
     """
     if reset_method not in RESET_METHODS:
         raise ValueError(f"reset_method must be one of {RESET_METHODS}, not {reset_method!r}")
-    installed = install_build(transport, spec.build)
+    installed = installed or install_build(transport, spec.build)
     cluster = cluster_for(transport, spec, installed)
-    stop_leftover_servers(transport, installed)
     marker = data_marker(spec, installed.version)
-    have_data = cluster.read_marker() == marker and transport.exists(posixpath.join(cluster.data_dir, "PG_VERSION"))
-    if not have_data:
-        _create_data(cluster, spec, marker, keep_snapshot=reset_method == "restore" and spec.scenario.reset != "once")
-    elif spec.reset_data and reset_method == "restore" and cluster.has_snapshot():
-        cluster.restore_snapshot()
-    cluster.configure(spec.pg_settings)
-    if not cluster.is_running():
-        cluster.start()
-    if have_data and spec.reset_data and not (reset_method == "restore" and cluster.has_snapshot()):
-        cluster.pgbench_init(spec.scale, spec.fillfactor)
+    same_data = cluster.read_marker() == marker
+    if same_data and not spec.reset_data and cluster.take_over(spec.pg_settings):
+        stop_leftover_servers(transport, installed, keep=cluster.data_dir)
+    else:
+        stop_leftover_servers(transport, installed)
+        have_data = same_data and transport.exists(posixpath.join(cluster.data_dir, "PG_VERSION"))
+        _ready_data(cluster, spec, marker, have_data=have_data, reset_method=reset_method)
     if spec.scenario.prewarm:
         cluster.prewarm()
     return cluster
 
 
-def stop_leftover_servers(transport: Transport, installed: InstalledBuild) -> list[str]:
-    """Stop every server still running under <work_dir>/clusters; returns their data directories.
+def stop_leftover_servers(transport: Transport, installed: InstalledBuild, keep: str = "") -> list[str]:
+    """Stop every server still running under <work_dir>/clusters but `keep`; returns their data directories.
 
     One DB host runs one trial at a time, so any server there belongs to a finished, failed or
     lost trial, and would take memory and CPU from the next one.
@@ -328,13 +373,30 @@ def stop_leftover_servers(transport: Transport, installed: InstalledBuild) -> li
         ["find", clusters_dir, "-mindepth", "3", "-maxdepth", "3", "-name", "postmaster.pid"], check=False
     )
     stopped = []
-    for pid_file in found.text.split():
+    for pid_file in found.text.splitlines():
         data_dir = posixpath.dirname(pid_file)
-        pg_ctl = [installed.tool("pg_ctl"), "-D", data_dir]
-        if transport.run([*pg_ctl, "status"], check=False, timeout=60).ok:
-            transport.run([*pg_ctl, "-m", "fast", "-w", "-t", "300", "stop"], check=False, timeout=360)
+        if data_dir == keep:
+            continue
+        # pg_ctl stop fails when nothing runs there (a stale PID file): no `status` round trip first.
+        argv = [installed.tool("pg_ctl"), "-D", data_dir, "-m", "fast", "-w", "-t", "300", "stop"]
+        if transport.run(argv, check=False, timeout=360).ok:
             stopped.append(data_dir)
     return stopped
+
+
+def _ready_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, have_data: bool, reset_method: str) -> None:
+    """Step 3 of prepare_cluster; every server on the target is stopped when this begins."""
+    restore = reset_method == "restore"
+    if not have_data:
+        _create_data(cluster, spec, marker, keep_snapshot=restore and spec.scenario.reset != "once")
+        return
+    by_snapshot = spec.reset_data and restore and cluster.has_snapshot()
+    if by_snapshot:
+        cluster.replace_data_with_snapshot()
+    cluster.configure(spec.pg_settings)
+    cluster.start()
+    if spec.reset_data and not by_snapshot:
+        cluster.pgbench_init(spec.scale, spec.fillfactor)
 
 
 def _create_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, keep_snapshot: bool) -> None:

@@ -1,16 +1,17 @@
 """One trial from start to finish: run_trial(spec, db, client) -> TrialOutcome.
 
 1. Stop whatever an earlier trial left running on the hosts (its pgbench, collectors).
-2. Read the DB host's facts; install the build; prepare the cluster (data reset as the spec says,
-   settings, start, prewarm); record SHOW ALL.
+2. Read the hosts' facts (or take the known ones); install the build; prepare the cluster (data reset
+   as the spec says, settings, start or take over the server the previous trial kept, prewarm); record SHOW ALL.
 3. Upload the custom script to the pgbench host.
 4. Start pgbench in the background and the collectors on the DB host, together. Check should_cancel
    every second (a cancel stops pgbench within seconds), leaving the targets alone while pgbench
    measures but for a short probe every PROBE_S, which catches a run that ended early.
 5. Stop the collectors; parse pgbench's output (a failure_reason makes the trial not ok); gather the
    artifacts; checkpoint + vacuum when the scenario says.
-6. Always, also after an error or a cancel: stop pgbench and the collectors, stop the server, remove
-   the trial's files on the targets.
+6. Always, also after an error or a cancel: stop pgbench and the collectors, remove the trial's files
+   on the targets, and stop the server, unless spec.keep_server and the trial went well and was not
+   cancelled: then the next trial takes it over.
 
 A failure of a target is an outcome (ok False, error set), never an exception: the study goes on.
 """
@@ -26,8 +27,8 @@ from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from functools import partial
 
-from workers.builds import find_client_tool, install_build
-from workers.cluster import Cluster, prepare_cluster
+from workers.builds import InstalledBuild, find_client_tool, install_build
+from workers.cluster import Cluster, cluster_for, data_marker, prepare_cluster
 from workers.collectors import (
     Collector,
     CollectorSet,
@@ -86,6 +87,17 @@ def run_trial(
     return run.outcome
 
 
+def stop_kept_server(spec: TrialSpec, db: Transport) -> bool:
+    """Stop the server of spec's cluster if it holds this study's data: a trial kept it running for a
+    next trial that will not come (its study was cancelled). Returns True when it holds the study's data."""
+    installed = install_build(db, spec.build)
+    cluster = cluster_for(db, spec, installed)
+    if cluster.read_marker() != data_marker(spec, installed.version):
+        return False
+    cluster.stop()
+    return True
+
+
 class TrialRun:
     """The state of one trial while it runs; `execute` does steps 1-5, `clean_up` step 6."""
 
@@ -96,6 +108,7 @@ class TrialRun:
         self.should_cancel = should_cancel
         self.outcome = TrialOutcome(ok=False, started_at=datetime.now(UTC))
         self.cluster: Cluster | None = None
+        self.installed: InstalledBuild | None = None
         self.collectors = CollectorSet([])
         self.pgbench_started = False
         self.pgbench = ""
@@ -120,7 +133,7 @@ class TrialRun:
         # Independent round trips go out together: each costs tens of ms over SSH.
         concurrently(self.kill_leftovers, self.read_facts, self.install)
         with self.phase("reset"):
-            self.cluster = prepare_cluster(self.db, self.spec)
+            self.cluster = prepare_cluster(self.db, self.spec, installed=self.installed)
         concurrently(self.record_settings, self.make_trial_dirs, self.find_pgbench)
         argv = self.pgbench_argv()
         with self.phase("collect"):
@@ -144,6 +157,9 @@ class TrialRun:
         return [self.db] if self.same_host else [self.db, self.client]
 
     def read_facts(self) -> None:
+        if self.spec.known_facts and not self.spec.collect_facts:
+            self.outcome.host_facts = dict(self.spec.known_facts)
+            return
         with self.phase("facts"):
             self.outcome.host_facts = collect_host_facts(self.db, self.spec.db_host.work_dir)
             if not self.same_host:
@@ -151,7 +167,8 @@ class TrialRun:
 
     def install(self) -> None:
         with self.phase("install"):
-            self.outcome.server_version = install_build(self.db, self.spec.build).version
+            self.installed = install_build(self.db, self.spec.build)
+            self.outcome.server_version = self.installed.version
 
     def record_settings(self) -> None:
         with self.phase("settings"):
@@ -312,8 +329,20 @@ class TrialRun:
             if cluster is not None:
                 if "server_log" not in self.outcome.artifacts:
                     self.attempt("read the server log", partial(self.keep_server_log, cluster))
-                parts.append(partial(self.attempt, "stop the server", cluster.stop))
+                if self.keeps_server():
+                    self.outcome.notes.append("server left running for the next trial")
+                else:
+                    parts.append(partial(self.attempt, "stop the server", cluster.stop))
             concurrently(*parts)
+
+    def keeps_server(self) -> bool:
+        """Only a trial that went well hands its server on; a failure, an error or a cancel stops it."""
+        if not (self.spec.keep_server and self.outcome.ok):
+            return False
+        try:
+            return not self.should_cancel()
+        except Exception:  # cannot tell: the safe side is a stopped server
+            return False
 
     def remove_trial_dir(self, transport: Transport) -> None:
         transport.run(["rm", "-rf", "--", self.trial_dir(transport)], timeout=120)

@@ -71,6 +71,13 @@ class TrialSpec:
     reset_data: bool = False
     # Profiling runs are extra, unreported runs: perf is never taken during a measured repetition.
     profile_only: bool = False
+    # Leave the server running after a trial that went well, because the next trial on this host uses the
+    # same cluster without a reset (prepare_cluster takes it over); a failure or a cancel still stops it.
+    keep_server: bool = False
+    # Read the hosts' facts in this trial; when False the runner reports known_facts (what an earlier
+    # trial of the study found) instead, saving a round trip per trial. Without known_facts it reads them.
+    collect_facts: bool = True
+    known_facts: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass

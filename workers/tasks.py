@@ -17,10 +17,11 @@ from celery import shared_task
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import close_old_connections, connection
+from django.db.models import F
 
 from benchdash.studies import services
 from benchdash.studies.models import Study, Trial
-from workers.runner import run_trial
+from workers.runner import run_trial, stop_kept_server
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialOutcome, TrialSpec
 from workers.transport import connect
 
@@ -48,6 +49,7 @@ def run_study_trial(self: Any, trial_id: int) -> str:
         services.trial_touch(trial_id=trial_id)
         raise self.retry(countdown=settings.HOST_BUSY_RETRY_S) from None
     if trial is None:
+        _stop_server_of_cancelled(trial_id)
         return "not pending"
     outcome = _run_with_heartbeat(trial)
     trial = services.trial_finish(trial=trial, outcome=outcome)
@@ -106,6 +108,20 @@ def _run(trial: Trial) -> TrialOutcome:
         return TrialOutcome(ok=False, error=f"{type(error).__name__}: {error}")
 
 
+def _stop_server_of_cancelled(trial_id: int) -> None:
+    """A task that finds its trial cancelled was sent after the previous trial, which may have left the
+    server running for it (keep_server): stop that server, unless a trial now runs on the host."""
+    trial = Trial.objects.filter(pk=trial_id, status=Trial.Status.CANCELLED).first()
+    if trial is None or Trial.objects.filter(host_id=trial.host_id, status=Trial.Status.RUNNING).exists():
+        return
+    spec = trial_spec(trial)
+    try:
+        with connect(spec.db_host) as db:
+            stop_kept_server(spec, db)
+    except Exception:
+        logger.warning("could not stop the server kept for cancelled trial %s", trial_id, exc_info=True)
+
+
 def _add_profile(outcome: TrialOutcome, profiled: TrialOutcome) -> None:
     """perf runs in an extra, unreported run of the same point, so it never touches the measured TPS."""
     if "perf_folded" in profiled.artifacts:
@@ -114,10 +130,11 @@ def _add_profile(outcome: TrialOutcome, profiled: TrialOutcome) -> None:
 
 
 def trial_spec(trial: Trial) -> TrialSpec:
-    """The plain data the engine runs from; a retried attempt starts from fresh data."""
+    """The plain data the engine runs from; a retried attempt starts from fresh data and reads the facts again."""
     trial = Trial.objects.select_related("study__db_host", "study__client_host", "build", "scenario").get(pk=trial.pk)
     study: Study = trial.study
     scenario = trial.scenario
+    known_facts = {} if trial.attempts > 1 else _known_facts(trial)
     return TrialSpec(
         trial_id=trial.pk,
         study_id=study.pk,
@@ -143,13 +160,50 @@ def trial_spec(trial: Trial) -> TrialSpec:
         threads=trial.threads,
         duration_s=study.duration_s,
         scale=study.scale,
-        fillfactor=(study.fillfactor or scenario.fillfactor) if scenario.fillfactor else None,
+        fillfactor=_fillfactor(study, scenario),
         pg_settings={name: str(value) for name, value in study.pg_settings.items()},
         collect_sar=study.collect_sar,
         collect_perf=study.collect_perf,
         collect_wait_events=study.collect_wait_events,
         reset_data=trial.reset_data or trial.attempts > 1,
+        keep_server=_next_takes_the_server(trial),
+        collect_facts=not known_facts,
+        known_facts=known_facts,
     )
+
+
+def _fillfactor(study: Study, scenario: Any) -> int | None:
+    return (study.fillfactor or scenario.fillfactor) if scenario.fillfactor else None
+
+
+def _next_takes_the_server(trial: Trial) -> bool:
+    """Whether the trial study_continue sends after this one (the first pending by position) runs on the
+    same cluster (build and fillfactor; the study fixes host, scale and settings) with no data reset, so
+    it can take this trial's server over. A reset restarts the server anyway (a restore needs it
+    stopped; fresh pgbench -i data leaves nothing warm to keep), and a retry (attempts > 0) resets."""
+    following = (
+        Trial.objects.filter(study_id=trial.study_id, status=Trial.Status.PENDING)
+        .exclude(pk=trial.pk)
+        .select_related("scenario")
+        .order_by("position")
+        .first()
+    )
+    if following is None or following.reset_data or following.attempts > 0 or following.build_id != trial.build_id:
+        return False
+    return _fillfactor(trial.study, following.scenario) == _fillfactor(trial.study, trial.scenario)
+
+
+def _known_facts(trial: Trial) -> dict[str, object]:
+    """The facts the study's latest trial read (the host's facts are read once per study and host)."""
+    facts = (
+        Trial.objects.filter(study_id=trial.study_id, published=False)
+        .exclude(pk=trial.pk)
+        .exclude(host_facts={})
+        .order_by(F("finished_at").desc(nulls_last=True))
+        .values_list("host_facts", flat=True)
+        .first()
+    )
+    return dict(facts) if isinstance(facts, dict) else {}
 
 
 def host_spec(host: Any) -> HostSpec:

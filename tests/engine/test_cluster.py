@@ -3,6 +3,7 @@
 import posixpath
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -230,3 +231,43 @@ def test_a_cluster_open_to_a_client_host_starts_with_its_pg_hba_rule(
     cluster.start()
     rule = cluster.psql("SELECT address, netmask, auth_method FROM pg_hba_file_rules WHERE address = '10.0.0.9';")
     assert rule.strip() == "10.0.0.9|255.255.255.255|trust"
+
+
+def started_at(cluster: Cluster) -> str:
+    return cluster.psql("SELECT pg_postmaster_start_time();").strip()
+
+
+def test_prepare_cluster_takes_over_a_running_server_only_with_the_same_settings(
+    local_target, local_transport, installed_build, running_clusters
+):
+    first = prepare_cluster(local_transport, trial(local_target, installed_build))
+    running_clusters.append(first)
+    first_start = started_at(first)
+    same = prepare_cluster(local_transport, trial(local_target, installed_build))
+    same_start = started_at(same)
+    changed_settings = {**STUDY_SETTINGS, "work_mem": "8MB"}
+    changed_spec = replace(trial(local_target, installed_build), pg_settings=changed_settings)
+    changed = prepare_cluster(local_transport, changed_spec)
+    assert (same.port, same_start) == (first.port, first_start)
+    assert started_at(changed) != first_start
+    assert changed.psql("SHOW work_mem;").strip() == "8MB"
+
+
+def test_prepare_cluster_never_takes_over_a_server_when_a_reset_is_asked(
+    local_target, local_transport, installed_build, running_clusters
+):
+    first = prepare_cluster(local_transport, trial(local_target, installed_build))
+    running_clusters.append(first)
+    first.psql("UPDATE pgbench_accounts SET abalance = 1;")
+    first_start = started_at(first)
+    reset = prepare_cluster(local_transport, trial(local_target, installed_build, reset_data=True))
+    assert started_at(reset) != first_start
+    assert reset.psql("SELECT sum(abalance) FROM pgbench_accounts;").strip() == "0"
+
+
+def test_stopping_a_server_that_does_not_run_is_quiet(local_transport, installed_build, new_cluster):
+    cluster = new_cluster(local_transport, installed_build)
+    cluster.stop()
+    cluster.start()
+    cluster.stop()
+    assert cluster.is_running() is False

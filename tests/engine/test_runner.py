@@ -189,3 +189,69 @@ def test_a_build_the_host_lacks_fails_the_trial_without_raising(local):
     assert outcome.ok is False
     assert outcome.error.startswith("BuildInstallError: build pg-missing: no postgres")
     assert outcome.timings["total"] < 10
+
+
+def postmaster_pid(transport: Transport, spec: TrialSpec) -> int | None:
+    found = transport.run(["cat", f"{data_dir(spec)}/postmaster.pid"], check=False)
+    return int(found.text.split()[0]) if found.ok else None
+
+
+def server_status(transport: Transport, build: BuildSpec, spec: TrialSpec) -> int:
+    """pg_ctl status: 0 running, 3 stopped."""
+    pg_ctl = posixpath.join(build.bin_dir, "pg_ctl")
+    return transport.run([pg_ctl, "-D", data_dir(spec), "status"], check=False).exit_status
+
+
+def quiet_trial(host: HostSpec, build: BuildSpec, trial_id: int, **changes: object) -> TrialSpec:
+    return trial(host, build, trial_id=trial_id, collect_sar=False, collect_wait_events=False, **changes)
+
+
+def test_the_next_trial_takes_over_a_kept_server_and_the_last_one_stops_it(local, installed_build):
+    first = run_trial(quiet_trial(local.host, installed_build, 1, keep_server=True), local)
+    started_pid = postmaster_pid(local, quiet_trial(local.host, installed_build, 1))
+    second = run_trial(quiet_trial(local.host, installed_build, 2, keep_server=True, reset_data=False), local)
+    pid_after_second = postmaster_pid(local, quiet_trial(local.host, installed_build, 2))
+    last = run_trial(quiet_trial(local.host, installed_build, 3, reset_data=False), local)
+    assert (first.ok, second.ok, last.ok) == (True, True, True)
+    assert second.tps > 0 and last.tps > 0
+    assert started_pid is not None and pid_after_second == started_pid
+    assert "server left running for the next trial" in first.notes + second.notes
+    assert "server left running for the next trial" not in last.notes
+    # One start for the three trials: the server log shows the server got ready only once.
+    assert last.artifacts["server_log"].count(b"ready to accept connections") == 1
+    assert server_status(local, installed_build, quiet_trial(local.host, installed_build, 3)) == 3
+
+
+def test_a_failed_trial_stops_the_server_it_was_asked_to_keep(local, installed_build):
+    spec = quiet_trial(local.host, installed_build, 1, keep_server=True)
+    failing = replace(spec.scenario, script="SELECT no_such_column FROM pgbench_accounts;\n")
+    outcome = run_trial(replace(spec, scenario=failing), local)
+    assert outcome.ok is False
+    assert "server left running for the next trial" not in outcome.notes
+    assert server_status(local, installed_build, spec) == 3
+
+
+def test_a_cancelled_trial_stops_the_server_it_was_asked_to_keep(local, installed_build):
+    spec = quiet_trial(local.host, installed_build, 1, keep_server=True)
+    outcome = run_trial(spec, local, should_cancel=lambda: True)
+    assert (outcome.ok, outcome.error) == (False, "cancelled while pgbench ran")
+    assert server_status(local, installed_build, spec) == 3
+
+
+def test_a_new_attempt_with_a_reset_restarts_a_kept_server(local, installed_build):
+    kept = run_trial(quiet_trial(local.host, installed_build, 1, keep_server=True), local)
+    kept_pid = postmaster_pid(local, quiet_trial(local.host, installed_build, 1))
+    retried = run_trial(quiet_trial(local.host, installed_build, 2, keep_server=True, reset_data=True), local)
+    assert (kept.ok, retried.ok) == (True, True)
+    assert postmaster_pid(local, quiet_trial(local.host, installed_build, 2)) not in (None, kept_pid)
+    assert retried.artifacts["server_log"].count(b"ready to accept connections") == 2
+    run_trial(quiet_trial(local.host, installed_build, 3, reset_data=False), local)  # stops it
+
+
+def test_it_reports_the_known_facts_without_reading_the_host_again(local, installed_build):
+    known = {"cpu_model": "Known CPU", "sar": "/usr/bin/sar", "kernel": "6.1.0"}
+    spec = quiet_trial(local.host, installed_build, 1, collect_facts=False, known_facts=known)
+    outcome = run_trial(spec, local)
+    assert outcome.ok is True
+    assert outcome.host_facts == known
+    assert "facts" not in outcome.timings
