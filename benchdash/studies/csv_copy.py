@@ -24,7 +24,11 @@ class InertText(Func):
     Same rule as csv_export.inert(), in SQL.
     """
 
-    template = "CASE WHEN %(expressions)s ~ '^[-=+@\\t\\r]' THEN '''' || %(expressions)s ELSE %(expressions)s END"
+    # left(..., 1) IN (...) rather than a regular expression, which took a quarter of the file's time.
+    template = (
+        "CASE WHEN left(%(expressions)s, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') "
+        "THEN '''' || %(expressions)s ELSE %(expressions)s END"
+    )
     output_field = CharField()
 
 
