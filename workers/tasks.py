@@ -112,7 +112,9 @@ def _stop_server_of_cancelled(trial_id: int) -> None:
     """A task that finds its trial cancelled was sent after the previous trial, which may have left the
     server running for it (keep_server): stop that server, unless a trial now runs on the host."""
     trial = Trial.objects.filter(pk=trial_id, status=Trial.Status.CANCELLED).first()
-    if trial is None or Trial.objects.filter(host_id=trial.host_id, status=Trial.Status.RUNNING).exists():
+    if trial is None or trial.host_id is None:
+        return
+    if Trial.objects.filter(host_id=trial.host_id, status=Trial.Status.RUNNING).exists():
         return
     spec = trial_spec(trial)
     try:

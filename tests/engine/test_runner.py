@@ -203,7 +203,9 @@ def server_status(transport: Transport, build: BuildSpec, spec: TrialSpec) -> in
 
 
 def quiet_trial(host: HostSpec, build: BuildSpec, trial_id: int, **changes: object) -> TrialSpec:
-    return trial(host, build, trial_id=trial_id, collect_sar=False, collect_wait_events=False, **changes)
+    return trial(
+        host, build, "pgecons-reference", trial_id=trial_id, collect_sar=False, collect_wait_events=False, **changes
+    )
 
 
 def test_the_next_trial_takes_over_a_kept_server_and_the_last_one_stops_it(local, installed_build):
