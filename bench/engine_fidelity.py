@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workers.cluster import cluster_dir_name  # noqa: E402 (after the path set-up)
+from workers.cluster import cluster_dir  # noqa: E402 (after the path set-up)
 from workers.pgbench import parse_pgbench_output  # noqa: E402
 from workers.runner import run_trial  # noqa: E402
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec  # noqa: E402
@@ -91,13 +91,13 @@ def benchdash_tps(spec: TrialSpec, transport: Transport) -> float:
 
 def hand_run_tps(spec: TrialSpec, command: str) -> float:
     """What a member would type: start the server, prewarm, the same pgbench line, stop."""
-    cluster_dir = os.path.join(spec.db_host.work_dir, "clusters", cluster_dir_name(spec.build.name, spec.scale, None))
+    cluster_path = cluster_dir(spec)
     argv = shlex.split(command)
     socket_dir, port = argv[argv.index("-h") + 1], argv[argv.index("-p") + 1]
     as_user = ["runuser", "-u", RUN_USER, "--"] if os.geteuid() == 0 else []
-    pg_ctl = [*as_user, f"{spec.build.bin_dir}/pg_ctl", "-D", f"{cluster_dir}/data", "-w"]
+    pg_ctl = [*as_user, f"{spec.build.bin_dir}/pg_ctl", "-D", f"{cluster_path}/data", "-w"]
     psql = [*as_user, f"{spec.build.bin_dir}/psql", "-X", "-q", "-h", socket_dir, "-p", port, "-U", "postgres"]
-    start = [*pg_ctl, "-l", f"{cluster_dir}/server.log", "-o", f"-p {port}", "start"]
+    start = [*pg_ctl, "-l", f"{cluster_path}/server.log", "-o", f"-p {port}", "start"]
     subprocess.run(start, check=True, capture_output=True)
     try:
         prewarm = "SELECT pg_prewarm('pgbench_accounts')"

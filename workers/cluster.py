@@ -1,10 +1,10 @@
 """A PostgreSQL cluster on a target: initdb, the study's settings, start and stop, pgbench -i, prewarm, snapshots.
 
-Layout of <work_dir>/clusters/<build>-s<scale>-f<fillfactor>/:
+Layout of <work_dir>/clusters/<build>-<scenario>-s<scale>-f<fillfactor>/:
   data/        the data directory
   snapshot/    a copy of data/ taken right after pgbench -i with the server stopped (fast data reset)
   server.log   the server's log
-  data.json    marker: which study, build, scale and fillfactor the data belongs to
+  data.json    marker: which study, build, scenario, scale and fillfactor the data belongs to
 
 Every command is an argument list run through the Transport; settings travel as file contents,
 never through a shell. PostgreSQL runs as the target's user (LocalTransport: the unprivileged one).
@@ -295,10 +295,21 @@ def postmaster_port(pid_file: str) -> int | None:
 RESET_METHODS = ("restore", "init")
 
 
-def cluster_dir_name(build_name: str, scale: int, fillfactor: int | None) -> str:
-    """'<build>-s<scale>-f<fillfactor>', the build name reduced to characters safe in any path."""
-    safe_name = re.sub(r"[^A-Za-z0-9._-]+", "-", build_name).strip("-.") or "build"
-    return f"{safe_name}-s{int(scale)}-f{int(fillfactor or 100)}"
+def _path_safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")
+
+
+def cluster_dir(spec: TrialSpec) -> str:
+    """<work_dir>/clusters/<build>-<scenario>-s<scale>-f<fillfactor>, names reduced to characters safe in any path.
+
+    Each scenario has its own data: an update workload's writes must never change what a read-only
+    workload of the same study measures.
+    """
+    name = "-".join(
+        [_path_safe(spec.build.name) or "build", _path_safe(spec.scenario.slug) or "scenario"]
+        + [f"s{int(spec.scale)}", f"f{int(spec.fillfactor or 100)}"]
+    )
+    return posixpath.join(spec.db_host.work_dir, "clusters", name)
 
 
 def data_marker(spec: TrialSpec, version: str) -> dict:
@@ -306,6 +317,7 @@ def data_marker(spec: TrialSpec, version: str) -> dict:
     return {
         "study_id": spec.study_id,
         "build": spec.build.name,
+        "scenario": spec.scenario.slug,
         "version": version,
         "scale": spec.scale,
         "fillfactor": spec.fillfactor or 100,
@@ -314,9 +326,7 @@ def data_marker(spec: TrialSpec, version: str) -> dict:
 
 def cluster_for(transport: Transport, spec: TrialSpec, installed: InstalledBuild) -> Cluster:
     """The trial's cluster; when pgbench runs on another host, the server also listens on the DB host's address."""
-    data_dir = posixpath.join(
-        spec.db_host.work_dir, "clusters", cluster_dir_name(spec.build.name, spec.scale, spec.fillfactor), "data"
-    )
+    data_dir = posixpath.join(cluster_dir(spec), "data")
     listen, clients = ["127.0.0.1"], []
     if spec.client_host.name != spec.db_host.name:
         listen += [spec.db_host.address] if spec.db_host.address else ["*"]

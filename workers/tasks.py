@@ -180,7 +180,7 @@ def _fillfactor(study: Study, scenario: Any) -> int | None:
 
 def _next_takes_the_server(trial: Trial) -> bool:
     """Whether the trial study_continue sends after this one (the first pending by position) runs on the
-    same cluster (build and fillfactor; the study fixes host, scale and settings) with no data reset, so
+    same cluster (build, scenario and fillfactor; the study fixes host, scale and settings) with no data reset, so
     it can take this trial's server over. A reset restarts the server anyway (a restore needs it
     stopped; fresh pgbench -i data leaves nothing warm to keep), and a retry (attempts > 0) resets."""
     following = (
@@ -190,7 +190,9 @@ def _next_takes_the_server(trial: Trial) -> bool:
         .order_by("position")
         .first()
     )
-    if following is None or following.reset_data or following.attempts > 0 or following.build_id != trial.build_id:
+    if following is None or following.reset_data or following.attempts > 0:
+        return False
+    if (following.build_id, following.scenario_id) != (trial.build_id, trial.scenario_id):
         return False
     return _fillfactor(trial.study, following.scenario) == _fillfactor(trial.study, trial.scenario)
 

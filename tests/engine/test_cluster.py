@@ -217,7 +217,7 @@ def test_a_pgbench_client_on_another_host_gets_an_address_to_connect_to(local_ta
     with connect(local_target) as transport:
         cluster = cluster_for(transport, spec, install_build(transport, installed_build))
     assert (cluster.listen_addresses, cluster.client_addresses) == (["127.0.0.1", "10.0.0.5"], ["10.0.0.9"])
-    assert cluster.data_dir == f"/srv/bench/clusters/{installed_build.name}-s1-f100/data"
+    assert cluster.data_dir == f"/srv/bench/clusters/{installed_build.name}-update-s1-f100/data"
 
 
 def test_a_cluster_open_to_a_client_host_starts_with_its_pg_hba_rule(

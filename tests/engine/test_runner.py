@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from benchdash.studies.presets import SCENARIOS
-from workers.cluster import cluster_dir_name
+from workers.cluster import cluster_dir
 from workers.pgbench import parse_pgbench_output
 from workers.runner import run_trial
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
@@ -75,8 +75,7 @@ def local(local_target: HostSpec) -> Iterator[Transport]:
 
 
 def data_dir(spec: TrialSpec) -> str:
-    name = cluster_dir_name(spec.build.name, spec.scale, spec.fillfactor)
-    return posixpath.join(spec.db_host.work_dir, "clusters", name, "data")
+    return posixpath.join(cluster_dir(spec), "data")
 
 
 def live_group_members(transport: Transport, pgid: int) -> list[str]:
