@@ -15,6 +15,7 @@ import os
 import posixpath
 import select
 import shlex
+import socket
 import time
 from collections.abc import Mapping, Sequence
 
@@ -150,6 +151,8 @@ class SSHTransport(Transport):
         ssh = client.get_transport()
         assert ssh is not None
         ssh.set_keepalive(self.KEEPALIVE_S)
+        # paramiko leaves Nagle's algorithm on: every short command then waits ~40 ms for delayed ACKs.
+        ssh.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # type: ignore[union-attr]
         self._client = client
 
     def _session(self) -> paramiko.Channel:
