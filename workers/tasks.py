@@ -142,22 +142,8 @@ def trial_spec(trial: Trial) -> TrialSpec:
         study_id=study.pk,
         db_host=host_spec(study.db_host),
         client_host=host_spec(study.client_host or study.db_host),
-        build=BuildSpec(
-            name=trial.build.name,
-            kind=trial.build.kind,
-            version=trial.build.version,
-            bin_dir=trial.build.bin_dir,
-            archive_path=trial.build.archive_path,
-        ),
-        scenario=ScenarioSpec(
-            slug=scenario.slug,
-            builtin=scenario.builtin,
-            script=scenario.script,
-            reset=scenario.reset,
-            prewarm=scenario.prewarm,
-            checkpoint_vacuum=scenario.checkpoint_vacuum,
-            protocol=scenario.protocol,
-        ),
+        build=build_spec(trial.build),
+        scenario=scenario_spec(scenario),
         clients=trial.clients,
         threads=trial.threads,
         duration_s=study.duration_s,
@@ -208,6 +194,24 @@ def _known_facts(trial: Trial) -> dict[str, object]:
         .first()
     )
     return dict(facts) if isinstance(facts, dict) else {}
+
+
+def build_spec(build: Any) -> BuildSpec:
+    return BuildSpec(
+        name=build.name, kind=build.kind, version=build.version, bin_dir=build.bin_dir, archive_path=build.archive_path
+    )
+
+
+def scenario_spec(scenario: Any) -> ScenarioSpec:
+    return ScenarioSpec(
+        slug=scenario.slug,
+        builtin=scenario.builtin,
+        script=scenario.script,
+        reset=scenario.reset,
+        prewarm=scenario.prewarm,
+        checkpoint_vacuum=scenario.checkpoint_vacuum,
+        protocol=scenario.protocol,
+    )
 
 
 def host_spec(host: Any) -> HostSpec:

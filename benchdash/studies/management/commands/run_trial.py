@@ -18,8 +18,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from benchdash.inventory.models import LOCAL_HOST_NAME, Build, Host
 from benchdash.studies.models import Scenario
 from workers.runner import run_trial
-from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialOutcome, TrialSpec
-from workers.tasks import host_spec
+from workers.spec import BuildSpec, HostSpec, TrialOutcome, TrialSpec
+from workers.tasks import build_spec, host_spec, scenario_spec
 from workers.transport import connect
 
 DEBIAN_BIN_DIR = "/usr/lib/postgresql/{major}/bin"
@@ -75,15 +75,7 @@ def trial_spec_from_options(options: dict[str, Any]) -> TrialSpec:
         db_host=db_host,
         client_host=host_named(options["client_host"]) if options["client_host"] else db_host,
         build=build_named(options["build"]),
-        scenario=ScenarioSpec(
-            slug=scenario.slug,
-            builtin=scenario.builtin,
-            script=scenario.script,
-            reset=scenario.reset,
-            prewarm=scenario.prewarm,
-            checkpoint_vacuum=scenario.checkpoint_vacuum,
-            protocol=scenario.protocol,
-        ),
+        scenario=scenario_spec(scenario),
         clients=clients,
         threads=options["threads"] or scenario.threads_for(clients),
         duration_s=options["duration"],
@@ -125,9 +117,7 @@ def build_named(name: str) -> BuildSpec:
             return debian_build(name)
     if build is None:
         raise CommandError(f"no build {name!r}: give a Build name or a major version such as 15")
-    return BuildSpec(
-        name=build.name, kind=build.kind, version=build.version, bin_dir=build.bin_dir, archive_path=build.archive_path
-    )
+    return build_spec(build)
 
 
 def debian_build(major: str) -> BuildSpec:
