@@ -14,13 +14,8 @@ the next trial uses the same data (known facts, the server kept running and take
 one stops it).
 """
 
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,39 +26,8 @@ from engine_fidelity import arguments, bench_spec  # noqa: E402
 
 from tests import sshd  # noqa: E402
 from workers.runner import run_trial  # noqa: E402
-from workers.spec import HostSpec, TrialSpec  # noqa: E402
+from workers.spec import TrialSpec  # noqa: E402
 from workers.transport import Transport, connect  # noqa: E402
-
-
-@contextmanager
-def ssh_host() -> Iterator[HostSpec]:
-    """A throwaway sshd on a free port, with fresh host and client keys."""
-    user = sshd.ensure_ssh_user()
-    directory = Path(tempfile.mkdtemp(prefix="benchdash-bench-sshd-"))
-    directory.chmod(0o755)
-    host_key = sshd.generate_key(directory / "host_key")
-    sshd.generate_key(directory / "client_key")
-    shutil.copy(directory / "client_key.pub", directory / "authorized_keys")
-    port = sshd.free_port()
-    Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)
-    server = subprocess.Popen([sshd.SSHD, "-D", "-e", "-f", str(sshd.sshd_config(directory, port, user.pw_name))])
-    work_dir = sshd.owned_temp_dir(user, "benchdash-bench-ssh-work-")
-    try:
-        sshd.wait_for_port(port, server)
-        yield HostSpec(
-            name="bench-ssh",
-            address="127.0.0.1",
-            port=port,
-            username=user.pw_name,
-            key_path=str(directory / "client_key"),
-            host_key=host_key,
-            work_dir=work_dir,
-        )
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-        shutil.rmtree(directory, ignore_errors=True)
-        shutil.rmtree(work_dir, ignore_errors=True)
 
 
 def measure(spec: TrialSpec, transport: Transport, trials: int, label: str) -> list[dict[str, float]]:
@@ -94,7 +58,7 @@ def report(label: str, timings: list[dict[str, float]], duration_s: int) -> None
 
 def main() -> None:
     options = arguments(__doc__.split("\n\n")[0], duration_s=3)
-    with ssh_host() as host, connect(host) as transport:
+    with sshd.running_sshd("bench-ssh") as host, connect(host) as transport:
         spec = bench_spec(host, options, sar=True, wait_events=True)
         first = run_trial(spec, transport)  # creates the data; not reported
         if not first.ok:

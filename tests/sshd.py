@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -89,8 +90,9 @@ def owned_temp_dir(user: pwd.struct_passwd, prefix: str) -> str:
     return path
 
 
-@pytest.fixture(scope="session")
-def ssh_target() -> Iterator[HostSpec]:
+@contextmanager
+def running_sshd(name: str) -> Iterator[HostSpec]:
+    """A throwaway sshd on a free port of 127.0.0.1, with fresh host and client keys and its own user."""
     user = ensure_ssh_user()
     if os.geteuid() == 0:
         os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
@@ -106,7 +108,7 @@ def ssh_target() -> Iterator[HostSpec]:
     try:
         wait_for_port(port, sshd)
         yield HostSpec(
-            name="sshd-test",
+            name=name,
             address="127.0.0.1",
             port=port,
             username=user.pw_name,
@@ -119,6 +121,12 @@ def ssh_target() -> Iterator[HostSpec]:
         sshd.wait(timeout=10)
         shutil.rmtree(directory, ignore_errors=True)
         shutil.rmtree(work_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def ssh_target() -> Iterator[HostSpec]:
+    with running_sshd("sshd-test") as host:
+        yield host
 
 
 @pytest.fixture

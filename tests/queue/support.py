@@ -4,8 +4,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from django.urls import reverse
+
 from benchdash.inventory.management.commands.register_local import postgres_version
 from benchdash.inventory.models import Build, Host
+from benchdash.studies.models import Scenario, Study
 from workers.spec import BuildSpec, HostSpec
 
 
@@ -68,3 +71,23 @@ def process_alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z"
+
+
+def queue_reference_study_and_wait_for_pgbench(
+    client, celery_processes, local_target, installed_build, *, duration: str, worker: str
+):
+    """Queue a 2-trial reference study through the form on a fresh worker; return (host, study, worker, pgbench pid)."""
+    host, build = register_host(local_target), register_build(installed_build)
+    data = form_data(
+        host=host,
+        builds=[build],
+        baseline=build,
+        scenarios=[Scenario.objects.get(slug="pgecons-reference")],
+        clients="1,2",
+        duration=duration,
+    )
+    started_worker = celery_processes.worker(worker)
+    client.post(reverse("studies:new"), data)
+    study = Study.objects.get(title="queue test")
+    pid = wait_for(lambda: pgbench_pid(host.work_dir), 90, "pgbench to run")
+    return host, study, started_worker, pid

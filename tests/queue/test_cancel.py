@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from benchdash.studies.models import Study, Trial
-from tests.queue.support import form_data, pgbench_pid, process_alive, register_build, register_host, wait_for
+from tests.queue.support import pgbench_pid, process_alive, queue_reference_study_and_wait_for_pgbench, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -14,19 +14,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 def test_a_cancel_from_the_page_stops_the_pgbench_on_the_target(
     client, member, presets, celery_processes, local_target, installed_build
 ):
-    host, build = register_host(local_target), register_build(installed_build)
-    data = form_data(
-        host=host,
-        builds=[build],
-        baseline=build,
-        scenarios=[presets["pgecons-reference"]],
-        clients="1,2",
-        duration="60",
+    host, study, _, pid = queue_reference_study_and_wait_for_pgbench(
+        client, celery_processes, local_target, installed_build, duration="60", worker="cancel"
     )
-    celery_processes.worker("cancel")
-    client.post(reverse("studies:new"), data)
-    study = Study.objects.get(title="queue test")
-    pid = wait_for(lambda: pgbench_pid(host.work_dir), 90, "pgbench to run")
 
     response = client.post(reverse("studies:cancel", args=[study.pk]))
     cancelled_at = time.monotonic()

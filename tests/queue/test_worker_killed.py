@@ -2,10 +2,9 @@
 worker runs it again from a clean target, and the study finishes with no trial lost or stored twice."""
 
 import pytest
-from django.urls import reverse
 
 from benchdash.studies.models import Artifact, Study, Trial
-from tests.queue.support import form_data, pgbench_pid, process_alive, register_build, register_host, wait_for
+from tests.queue.support import process_alive, queue_reference_study_and_wait_for_pgbench, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -13,20 +12,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 def test_it_resumes_after_the_worker_is_killed_mid_trial(
     client, member, presets, celery_processes, local_target, installed_build
 ):
-    host, build = register_host(local_target), register_build(installed_build)
-    data = form_data(
-        host=host,
-        builds=[build],
-        baseline=build,
-        scenarios=[presets["pgecons-reference"]],
-        clients="1,2",
-        duration="10",
+    _, study, first_worker, leftover = queue_reference_study_and_wait_for_pgbench(
+        client, celery_processes, local_target, installed_build, duration="10", worker="doomed"
     )
-    first_worker = celery_processes.worker("doomed")
-    client.post(reverse("studies:new"), data)
-    study = Study.objects.get(title="queue test")
-
-    leftover = wait_for(lambda: pgbench_pid(host.work_dir), 90, "pgbench to run")
     interrupted = Trial.objects.get(study=study, status=Trial.Status.RUNNING)
     celery_processes.kill(first_worker)
     assert process_alive(leftover)  # pgbench runs in its own process group: the killed worker left it behind
