@@ -181,7 +181,8 @@ def trial_finish(*, trial: Trial, outcome: TrialOutcome) -> Trial:
             study_id=locked.study_id, build_id=locked.build_id, scenario_id=locked.scenario_id, clients=locked.clients
         )
     _store_artifacts(locked, outcome.artifacts)
-    if outcome.host_facts and locked.host_id:
+    # Facts reused from earlier in the study (no "facts" phase) are already on the host.
+    if outcome.host_facts and "facts" in outcome.timings and locked.host_id:
         facts = {name: value for name, value in outcome.host_facts.items() if name != "client_host"}
         Host.objects.filter(pk=locked.host_id).update(facts=facts, facts_updated_at=timezone.now())
     return locked

@@ -6,6 +6,7 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
+from benchdash.inventory.models import Host
 from benchdash.studies import services
 from benchdash.studies.models import Artifact, Study, Trial
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory, StudyFactory
@@ -141,6 +142,22 @@ def test_it_stores_a_good_outcome_with_its_artifacts(rows):
     assert finished.tps == 1234.5 and finished.transactions == 2469 and finished.command == "pgbench -n -c 1"
     artifacts = {artifact.kind: artifact.file.read() for artifact in Artifact.objects.filter(trial=finished)}
     assert artifacts == {"pgbench_stdout": b"tps = 1234.5", "progress": b"[]"}
+
+
+def test_freshly_read_host_facts_go_onto_the_host_and_reused_ones_leave_it_alone(rows):
+    study = create_study(rows, repetitions=2)
+    services.study_enqueue(study=study)
+    first, second = study.trials.order_by("position")[:2]
+    fresh = good_outcome()
+    fresh.host_facts, fresh.timings = {"cpu_threads": 64}, {"facts": 0.07}
+    services.trial_finish(trial=services.trial_claim(trial_id=first.pk, worker="w1"), outcome=fresh)
+    host = Host.objects.get(pk=study.db_host_id)
+    assert (host.facts, host.facts_updated_at is not None) == ({"cpu_threads": 64}, True)
+
+    reused = good_outcome()
+    reused.host_facts = {"cpu_threads": 64, "load_average": [9.0]}
+    services.trial_finish(trial=services.trial_claim(trial_id=second.pk, worker="w1"), outcome=reused)
+    assert Host.objects.get(pk=study.db_host_id).facts_updated_at == host.facts_updated_at
 
 
 def test_an_outcome_is_never_stored_twice(rows):
