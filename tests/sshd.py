@@ -76,12 +76,12 @@ def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 10) -> 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"sshd exited: {process.stderr.read().decode() if process.stderr else ''}")
+            raise RuntimeError(f"{process.args[0]} exited: {process.stderr.read().decode() if process.stderr else ''}")
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) == 0:
                 return
         time.sleep(0.05)
-    raise RuntimeError(f"sshd did not listen on port {port}")
+    raise RuntimeError(f"{process.args[0]} did not listen on port {port}")
 
 
 def owned_temp_dir(user: pwd.struct_passwd, prefix: str) -> str:

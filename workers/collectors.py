@@ -254,10 +254,6 @@ def _disk_columns(statistics: list[dict], device: str) -> dict[str, list]:
     return {name: [row.get(key) for row in rows] for name, key in keys.items()}
 
 
-def _device_row(entry: dict, device: str) -> dict:
-    return next((disk for disk in entry.get("disk", []) if disk["disk-device"] == device), {})
-
-
 def parse_wait_samples(text: str) -> dict[str, object]:
     """The psql sampler's lines -> sample count, totals per (wait_event_type, wait_event), and the series.
 

@@ -1,9 +1,7 @@
 """Raw outputs go to S3 when BENCHDASH_S3_BUCKET is set; moto's server stands in for AWS."""
 
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,32 +12,20 @@ from django.core.files.storage import storages
 
 from benchdash.studies.models import Artifact
 from tests.factories import TrialFactory
+from tests.sshd import free_port, wait_for_port
 
 BUCKET = "benchdash-artifacts"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def moto_endpoint() -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     server = Path(sys.executable).with_name("moto_server")
     process = subprocess.Popen(
         [str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    endpoint = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    yield endpoint
+    wait_for_port(port, process, timeout=20)
+    yield f"http://127.0.0.1:{port}"
     process.terminate()
     process.wait(timeout=10)
 

@@ -2,9 +2,7 @@
 
 import glob
 import os
-import re
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,23 +10,26 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from benchdash.inventory.models import LOCAL_HOST_NAME, Build, Host
+from workers.builds import server_version
+from workers.local_transport import LocalTransport
+from workers.spec import HostSpec
 
 INSTALLED_GLOB = "/usr/lib/postgresql/*/bin"
 FALLBACK_WORK_DIR = "/var/tmp/benchdash"
-_VERSION = re.compile(r"\(PostgreSQL\)\s+(\d+(?:\.\d+)*)")
 
 
 def installed_bin_dirs() -> list[str]:
     return sorted(path for path in glob.glob(INSTALLED_GLOB) if os.access(Path(path, "postgres"), os.X_OK))
 
 
+def _local() -> LocalTransport:
+    """This machine, with commands run as the unprivileged run user when we are root."""
+    return LocalTransport(HostSpec(name=LOCAL_HOST_NAME), run_as=settings.LOCAL_RUN_AS if os.geteuid() == 0 else "")
+
+
 def postgres_version(bin_dir: str) -> str:
     """'postgres (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)' -> '15.20'."""
-    output = subprocess.run([f"{bin_dir}/postgres", "-V"], capture_output=True, text=True, check=True, timeout=30)
-    match = _VERSION.search(output.stdout)
-    if not match:
-        raise ValueError(f"cannot read a version from {output.stdout!r}")
-    return match.group(1)
+    return server_version(_local(), bin_dir)
 
 
 def local_work_dir() -> str:
@@ -38,10 +39,7 @@ def local_work_dir() -> str:
 
 
 def _run_user_can_enter(path: Path) -> bool:
-    if os.geteuid() != 0:
-        return os.access(path, os.X_OK)
-    check = ["runuser", "-u", settings.LOCAL_RUN_AS, "--", "test", "-x", str(path)]
-    return subprocess.run(check, capture_output=True, timeout=30).returncode == 0
+    return _local().run(["test", "-x", str(path)], timeout=30, check=False).ok
 
 
 def ensure_owned_dir(path: str) -> None:
