@@ -17,8 +17,10 @@ import re
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import cast
 
+from workers.parallel import concurrently
 from workers.transport import Transport, TransportError
 
 SAR_INTERVAL_S = 1
@@ -186,19 +188,17 @@ class CollectorSet:
 
 
 def _each(action: Callable[[Collector], None], collectors: list[Collector]) -> list[Exception | None]:
-    """action on every collector in parallel threads; the error of each, or None."""
+    """action on every collector at once; the error of each, or None."""
+    errors = concurrently(*(partial(_error_of, action, collector) for collector in collectors))
+    return cast(list[Exception | None], errors)
 
-    def error_of(collector: Collector) -> Exception | None:
-        try:
-            action(collector)
-        except (TransportError, ValueError) as error:
-            return error
-        return None
 
-    if not collectors:
-        return []
-    with ThreadPoolExecutor(max_workers=len(collectors)) as pool:
-        return list(pool.map(error_of, collectors))
+def _error_of(action: Callable[[Collector], None], collector: Collector) -> Exception | None:
+    try:
+        action(collector)
+    except (TransportError, ValueError) as error:
+        return error
+    return None
 
 
 def missing_tool_notes(facts: dict[str, object], wanted: dict[str, bool]) -> dict[str, str]:

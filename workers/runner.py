@@ -22,7 +22,6 @@ import posixpath
 import shlex
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from functools import partial
@@ -38,6 +37,7 @@ from workers.collectors import (
     missing_tool_notes,
 )
 from workers.facts import collect_host_facts
+from workers.parallel import concurrently
 from workers.pgbench import PgbenchOutputError, parse_pgbench_output, pgbench_command
 from workers.spec import TrialOutcome, TrialSpec
 from workers.transport import CommandResult, CommandTimeout, Transport, TransportError
@@ -355,17 +355,6 @@ class TrialRun:
             action()
         except Exception as error:  # cleanup goes on whatever one part did
             self.outcome.notes.append(f"cleanup: could not {what}: {type(error).__name__}: {error}")
-
-
-def concurrently(*calls: Callable[[], object]) -> list[object]:
-    """Call each in its own thread; returns their results, or raises the first error.
-
-    Commands may run side by side on one SSH connection (each has its own channel), but paramiko's
-    SFTP client is not thread-safe (paramiko issues #718, #1836): at most one call may move files.
-    """
-    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
-        futures = [pool.submit(call) for call in calls]
-        return [future.result() for future in futures]
 
 
 def _version_number(version_line: object) -> str:

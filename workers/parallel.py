@@ -1,0 +1,17 @@
+"""Independent calls to targets, side by side: each round trip over SSH costs tens of milliseconds."""
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+
+def concurrently(*calls: Callable[[], object]) -> list[object]:
+    """Call each in its own thread; returns their results in order, or raises the first error.
+
+    Commands may run side by side on one SSH connection (each has its own channel), but paramiko's
+    SFTP client is not thread-safe (paramiko issues #718, #1836): at most one call may move files.
+    """
+    if not calls:
+        return []
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        futures = [pool.submit(call) for call in calls]
+        return [future.result() for future in futures]
