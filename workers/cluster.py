@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from workers.builds import InstalledBuild, find_client_tool, install_build
 from workers.pg_conf import ClusterError, UnknownSetting, conf_lines, hba_address, listening_ports, unknown_settings
 from workers.spec import TrialSpec
-from workers.transport import Transport
+from workers.transport import CommandResult, Transport
 
 SUPERUSER = "postgres"
 DBNAME = "postgres"
@@ -28,6 +28,7 @@ SERVER_FILE = "benchdash-server.conf"  # port, addresses, socket: ours, read las
 MARKER_FILE = "data.json"
 INCLUDE_BLOCK = f"\n# added by benchdash\ninclude_if_exists = '{SETTINGS_FILE}'\ninclude_if_exists = '{SERVER_FILE}'\n"
 PORT_RANGE = (20000, 60000)
+SHUTDOWN_MODES = ("smart", "fast", "immediate")
 START_ATTEMPTS = 3
 # A unix socket path may not exceed 107 bytes; past this the socket goes to /tmp instead.
 MAX_SOCKET_DIR_LEN = 90
@@ -171,10 +172,7 @@ class Cluster:
 
     def stop(self, mode: str = "fast") -> None:
         """Stop the server if it runs; "immediate" skips the shutdown checkpoint (for data about to be discarded)."""
-        if mode not in ("smart", "fast", "immediate"):
-            raise ValueError(f"unknown shutdown mode {mode!r}")
-        argv = [self.installed.tool("pg_ctl"), "-D", self.data_dir, "-m", mode, "-w", "-t", "300", "stop"]
-        result = self.transport.run(argv, timeout=360, check=False)
+        result = pg_ctl_stop(self.transport, self.installed, self.data_dir, mode)
         # Asking `pg_ctl status` first would cost a round trip on every stop; a failed stop is checked instead.
         if not result.ok and self.is_running():
             detail = (result.stderr or result.stdout).decode("utf-8", "replace").strip()[-2000:]
@@ -285,6 +283,14 @@ class Cluster:
         self.transport.run(["rm", "-f", posixpath.join(self.cluster_dir, MARKER_FILE)])
 
 
+def pg_ctl_stop(transport: Transport, installed: InstalledBuild, data_dir: str, mode: str = "fast") -> CommandResult:
+    """`pg_ctl stop` of the server on data_dir, waiting for it to end; fails (not ok) when none runs there."""
+    if mode not in SHUTDOWN_MODES:
+        raise ValueError(f"unknown shutdown mode {mode!r}")
+    argv = [installed.tool("pg_ctl"), "-D", data_dir, "-m", mode, "-w", "-t", "300", "stop"]
+    return transport.run(argv, timeout=360, check=False)
+
+
 def postmaster_port(pid_file: str) -> int | None:
     """The port from a postmaster.pid (its fourth line), None when it has none."""
     lines = pid_file.splitlines()
@@ -388,8 +394,7 @@ def stop_leftover_servers(transport: Transport, installed: InstalledBuild, keep:
         if data_dir == keep:
             continue
         # pg_ctl stop fails when nothing runs there (a stale PID file): no `status` round trip first.
-        argv = [installed.tool("pg_ctl"), "-D", data_dir, "-m", "fast", "-w", "-t", "300", "stop"]
-        if transport.run(argv, check=False, timeout=360).ok:
+        if pg_ctl_stop(transport, installed, data_dir).ok:
             stopped.append(data_dir)
     return stopped
 
