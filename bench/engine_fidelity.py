@@ -12,27 +12,26 @@ each and their ratio (goal 0.98..1.02).
 """
 
 import argparse
-import os
-import pwd
 import shlex
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workers.cluster import cluster_dir  # noqa: E402 (after the path set-up)
+from tests.sshd import local_work_dir  # noqa: E402 (after the path set-up)
+from workers.cluster import cluster_dir  # noqa: E402
+from workers.local_transport import local_run_user  # noqa: E402
 from workers.pgbench import parse_pgbench_output  # noqa: E402
 from workers.runner import run_trial  # noqa: E402
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec  # noqa: E402
 from workers.transport import Transport, connect  # noqa: E402
 
-RUN_USER = os.environ.get("BENCHDASH_LOCAL_USER", "benchdash")
+RUN_USER = local_run_user()
 
 
 def arguments(description: str, duration_s: int = 15) -> argparse.Namespace:
@@ -48,11 +47,7 @@ def arguments(description: str, duration_s: int = 15) -> argparse.Namespace:
 
 
 def work_dir(prefix: str) -> str:
-    path = tempfile.mkdtemp(prefix=prefix)
-    if os.geteuid() == 0:
-        user = pwd.getpwnam(RUN_USER)
-        os.chown(path, user.pw_uid, user.pw_gid)
-    return path
+    return local_work_dir(prefix)
 
 
 @contextmanager
@@ -94,7 +89,7 @@ def hand_run_tps(spec: TrialSpec, command: str) -> float:
     cluster_path = cluster_dir(spec)
     argv = shlex.split(command)
     socket_dir, port = argv[argv.index("-h") + 1], argv[argv.index("-p") + 1]
-    as_user = ["runuser", "-u", RUN_USER, "--"] if os.geteuid() == 0 else []
+    as_user = ["runuser", "-u", RUN_USER, "--"] if RUN_USER else []
     pg_ctl = [*as_user, f"{spec.build.bin_dir}/pg_ctl", "-D", f"{cluster_path}/data", "-w"]
     psql = [*as_user, f"{spec.build.bin_dir}/psql", "-X", "-q", "-h", socket_dir, "-p", port, "-U", "postgres"]
     start = [*pg_ctl, "-l", f"{cluster_path}/server.log", "-o", f"-p {port}", "start"]

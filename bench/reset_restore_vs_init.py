@@ -14,17 +14,16 @@ Prints a Markdown table for docs/BENCHMARKS.md.
 
 import argparse
 import os
-import pwd
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workers.builds import install_build  # noqa: E402 (after the path set-up)
+from tests.sshd import local_work_dir  # noqa: E402 (after the path set-up)
+from workers.builds import install_build  # noqa: E402
 from workers.cluster import Cluster  # noqa: E402
 from workers.spec import BuildSpec, HostSpec  # noqa: E402
 from workers.transport import connect  # noqa: E402
@@ -39,11 +38,7 @@ def _arguments() -> argparse.Namespace:
 
 
 def _work_dir() -> str:
-    path = tempfile.mkdtemp(prefix="benchdash-bench-reset-")
-    if os.geteuid() == 0:
-        user = pwd.getpwnam(os.environ.get("BENCHDASH_LOCAL_USER", "benchdash"))
-        os.chown(path, user.pw_uid, user.pw_gid)
-    return path
+    return local_work_dir("benchdash-bench-reset-")
 
 
 def _timed(action) -> float:  # noqa: ANN001

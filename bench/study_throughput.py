@@ -17,7 +17,6 @@ pgecons-update) x 3 client levels x 3 repetitions, 5 s per trial.
 
 import argparse
 import os
-import pwd
 import subprocess
 import sys
 import tempfile
@@ -119,14 +118,12 @@ def main() -> None:
     import redis
 
     redis.Redis.from_url(REDIS).flushdb()
-    from django.conf import settings
     from engine_overhead import ssh_host
 
     from tests.queue.support import register_host
-    from tests.sshd import owned_temp_dir
+    from tests.sshd import local_work_dir
 
-    run_user = pwd.getpwnam(settings.LOCAL_RUN_AS) if os.geteuid() == 0 else pwd.getpwuid(os.geteuid())
-    work_dir = owned_temp_dir(run_user, "benchdash-bench-local-")
+    work_dir = local_work_dir("benchdash-bench-local-")
     builds = setup_rows(work_dir)
     workers = [start_worker("bench-a"), start_worker("bench-b")]
     time.sleep(8)

@@ -117,8 +117,6 @@ PUBLIC_READ = env_bool("BENCHDASH_PUBLIC_READ", True)
 BUILDS_DIR = Path(env_str("BENCHDASH_BUILDS_DIR", str(VAR_DIR / "builds")))
 SSH_KEY_DIR = Path(env_str("BENCHDASH_SSH_KEY_DIR", str(VAR_DIR / "ssh")))
 NPM_REGISTRY = env_str("BENCHDASH_NPM_REGISTRY", "https://registry.npmjs.org")
-# The unprivileged account that runs PostgreSQL on the `local` host when the worker is root.
-LOCAL_RUN_AS = env_str("BENCHDASH_LOCAL_USER", "benchdash")
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:63799/0")
 CELERY_BROKER_URL = REDIS_URL

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from workers.local_transport import local_run_user
 from workers.spec import HostSpec
 from workers.transport import Transport, connect
 
@@ -90,6 +91,17 @@ def owned_temp_dir(user: pwd.struct_passwd, prefix: str) -> str:
     return path
 
 
+def run_user_account() -> pwd.struct_passwd:
+    """The account that commands on `local` run as: the run user when we are root, else ourselves."""
+    run_user = local_run_user()
+    return pwd.getpwnam(run_user) if run_user else pwd.getpwuid(os.geteuid())
+
+
+def local_work_dir(prefix: str) -> str:
+    """A fresh work directory for the host `local`, owned by the account its commands run as."""
+    return owned_temp_dir(run_user_account(), prefix)
+
+
 @contextmanager
 def running_sshd(name: str) -> Iterator[HostSpec]:
     """A throwaway sshd on a free port of 127.0.0.1, with fresh host and client keys and its own user."""
@@ -131,9 +143,7 @@ def ssh_target() -> Iterator[HostSpec]:
 
 @pytest.fixture
 def local_target() -> Iterator[HostSpec]:
-    run_user = os.environ.get("BENCHDASH_LOCAL_USER", "benchdash")
-    user = pwd.getpwnam(run_user) if os.geteuid() == 0 else pwd.getpwuid(os.geteuid())
-    work_dir = owned_temp_dir(user, "benchdash-local-work-")
+    work_dir = local_work_dir("benchdash-local-work-")
     yield HostSpec(name="local", work_dir=work_dir)
     shutil.rmtree(work_dir, ignore_errors=True)
 

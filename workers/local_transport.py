@@ -27,7 +27,7 @@ class LocalTransport(Transport):
 
     def __init__(self, host: HostSpec, run_as: str | None = None) -> None:
         super().__init__(host)
-        self.run_as = run_as if run_as is not None else _local_run_user()
+        self.run_as = run_as if run_as is not None else local_run_user()
 
     def _prefix(self) -> list[str]:
         return ["runuser", "-u", self.run_as, "--"] if self.run_as else []
@@ -75,7 +75,11 @@ class LocalTransport(Transport):
         """Nothing is held open between commands."""
 
 
-def _local_run_user() -> str:
+def local_run_user() -> str:
+    """The unprivileged account that runs commands on `local` when the worker is root ("" when it is not).
+
+    BENCHDASH_LOCAL_USER names it (default benchdash); this is the one place that reads it.
+    """
     if os.geteuid() != 0:
         return ""
     user = os.environ.get("BENCHDASH_LOCAL_USER", "benchdash")

@@ -5,9 +5,10 @@ import pwd
 
 import pytest
 
+from tests.sshd import run_user_account
 from workers.transport import CommandTimeout, LocalTransport, connect
 
-RUN_USER = os.environ.get("BENCHDASH_LOCAL_USER", "benchdash") if os.geteuid() == 0 else pwd.getpwuid(os.geteuid())[0]
+RUN_USER = run_user_account().pw_name
 
 
 @pytest.fixture

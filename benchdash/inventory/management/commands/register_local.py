@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand
 
 from benchdash.inventory.models import LOCAL_HOST_NAME, Build, Host
 from workers.builds import server_version
-from workers.local_transport import LocalTransport
+from workers.local_transport import LocalTransport, local_run_user
 from workers.spec import HostSpec
 
 INSTALLED_GLOB = "/usr/lib/postgresql/*/bin"
@@ -24,7 +24,7 @@ def installed_bin_dirs() -> list[str]:
 
 def _local() -> LocalTransport:
     """This machine, with commands run as the unprivileged run user when we are root."""
-    return LocalTransport(HostSpec(name=LOCAL_HOST_NAME), run_as=settings.LOCAL_RUN_AS if os.geteuid() == 0 else "")
+    return LocalTransport(HostSpec(name=LOCAL_HOST_NAME))
 
 
 def postgres_version(bin_dir: str) -> str:
@@ -44,8 +44,8 @@ def _run_user_can_enter(path: Path) -> bool:
 
 def ensure_owned_dir(path: str) -> None:
     os.makedirs(path, exist_ok=True)
-    if os.geteuid() == 0:
-        shutil.chown(path, user=settings.LOCAL_RUN_AS)
+    if run_user := local_run_user():
+        shutil.chown(path, user=run_user)
 
 
 class Command(BaseCommand):
