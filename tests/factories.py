@@ -5,6 +5,7 @@ import factory
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.points import points_refresh
+from workers.spec import Reset
 
 
 class HostFactory(factory.django.DjangoModelFactory):
@@ -39,7 +40,7 @@ class ScenarioFactory(factory.django.DjangoModelFactory):
     name = factory.LazyAttribute(lambda scenario: scenario.slug)
     builtin = Scenario.Builtin.SELECT_ONLY
     scale = 1
-    reset = Scenario.Reset.ONCE
+    reset = Reset.ONCE
     prewarm = False
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 
 from workers.builds import InstalledBuild, find_client_tool, install_build
 from workers.pg_conf import ClusterError, UnknownSetting, conf_lines, hba_address, listening_ports, unknown_settings
-from workers.spec import TrialSpec
+from workers.spec import Reset, TrialSpec
 from workers.transport import CommandResult, Transport
 
 SUPERUSER = "postgres"
@@ -403,7 +403,7 @@ def _ready_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, have_data: b
     """Step 3 of prepare_cluster; every server on the target is stopped when this begins."""
     restore = reset_method == "restore"
     if not have_data:
-        _create_data(cluster, spec, marker, keep_snapshot=restore and spec.scenario.reset != "once")
+        _create_data(cluster, spec, marker, keep_snapshot=restore and spec.scenario.reset != Reset.ONCE)
         return
     by_snapshot = spec.reset_data and restore and cluster.has_snapshot()
     if by_snapshot:

@@ -6,6 +6,16 @@ back into rows.
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
+
+
+class Reset(StrEnum):
+    """When a scenario's data is rebuilt: once per study (per build), at the first trial of each build
+    in each round, or before every trial. The plan decides which trials reset (studies/plan.py)."""
+
+    ONCE = "once"
+    ROUND = "round"
+    TRIAL = "trial"
 
 
 @dataclass(frozen=True)
@@ -41,7 +51,7 @@ class ScenarioSpec:
     slug: str
     builtin: str = ""  # "", "tpcb-like", "select-only", "simple-update"
     script: str = ""
-    reset: str = "once"  # "once" | "round" | "trial"
+    reset: str = Reset.ONCE
     prewarm: bool = True
     checkpoint_vacuum: bool = False
     protocol: str = "simple"

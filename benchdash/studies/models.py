@@ -7,6 +7,9 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
+from workers.spec import Reset
+
+RESET_LABELS = {Reset.ONCE: _("once per study"), Reset.ROUND: _("every round"), Reset.TRIAL: _("every trial")}
 
 
 class Scenario(models.Model):
@@ -17,11 +20,6 @@ class Scenario(models.Model):
         TPCB = "tpcb-like", _("TPC-B (sort of)")
         SELECT_ONLY = "select-only", _("select only")
         SIMPLE_UPDATE = "simple-update", _("simple update")
-
-    class Reset(models.TextChoices):
-        ONCE = "once", _("once per study")
-        ROUND = "round", _("every round")
-        TRIAL = "trial", _("every trial")
 
     class Protocol(models.TextChoices):
         SIMPLE = "simple", _("simple")
@@ -40,7 +38,12 @@ class Scenario(models.Model):
     script = models.TextField(_("custom script"), blank=True)
     scale = models.PositiveIntegerField(_("default scale"), default=1)
     fillfactor = models.PositiveSmallIntegerField(_("fillfactor"), null=True, blank=True)
-    reset = models.CharField(_("data reset"), max_length=8, choices=Reset.choices, default=Reset.ONCE)
+    reset = models.CharField(
+        _("data reset"),
+        max_length=8,
+        choices=[(rule.value, label) for rule, label in RESET_LABELS.items()],
+        default=Reset.ONCE.value,
+    )
     prewarm = models.BooleanField(_("prewarm with pg_prewarm"), default=True)
     checkpoint_vacuum = models.BooleanField(_("checkpoint and vacuum after each run"), default=False)
     protocol = models.CharField(_("query mode"), max_length=10, choices=Protocol.choices, default=Protocol.SIMPLE)

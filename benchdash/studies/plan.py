@@ -7,9 +7,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-RESET_ONCE = "once"
-RESET_ROUND = "round"
-RESET_TRIAL = "trial"
+from workers.spec import Reset
 
 
 @dataclass(frozen=True)
@@ -74,9 +72,9 @@ def _needs_reset(
     first_in_study = (build_id, scenario_id) not in seen_once
     seen_in_round.add(build_id)
     seen_once.add((build_id, scenario_id))
-    if rule == RESET_TRIAL:
+    if rule == Reset.TRIAL:
         return True
-    if rule == RESET_ROUND:
+    if rule == Reset.ROUND:
         return first_in_round
     return first_in_study
 

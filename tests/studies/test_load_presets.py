@@ -5,6 +5,7 @@ from django.core.management import call_command
 
 from benchdash.inventory.models import Build
 from benchdash.studies.models import Scenario, Study, StudyPreset, Trial
+from workers.spec import Reset
 
 # Word for word from seed 000 (検証手続き > 参照系 / 更新系), as the Japanese font shows it.
 SEED_REFERENCE = """\
@@ -71,7 +72,7 @@ def test_the_reference_script_is_the_seed_word_for_word_with_backslash_and_comma
     assert scenario.script == expected
     assert "random(1, :aid_max)" in scenario.description
     assert scenario.fillfactor is None
-    assert scenario.reset == Scenario.Reset.ONCE
+    assert scenario.reset == Reset.ONCE
 
 
 @pytest.mark.django_db
@@ -82,7 +83,7 @@ def test_the_update_scenario_rebuilds_data_for_every_trial_with_fillfactor_80() 
 
     assert scenario.script == SEED_UPDATE.replace("¥", "\\")
     assert scenario.fillfactor == 80
-    assert scenario.reset == Scenario.Reset.TRIAL
+    assert scenario.reset == Reset.TRIAL
     assert scenario.checkpoint_vacuum is True
     assert scenario.prewarm is True
     assert scenario.threads_for(1) == 1
