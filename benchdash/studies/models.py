@@ -97,7 +97,8 @@ class Statistic(models.TextChoices):
 class Study(models.Model):
     """One experiment: builds compared on one DB host, or a published set of figures.
 
-    Status:  DRAFT -> QUEUED -> RUNNING -> DONE | FAILED | CANCELLED;  imported: PUBLISHED.
+    Status:  DRAFT -> QUEUED -> RUNNING -> DONE | FAILED | CANCELLED. A study imported from a
+    published source (kind PUBLISHED) is DONE as imported: every figure of it is a succeeded trial.
     """
 
     class Kind(models.TextChoices):
@@ -111,7 +112,6 @@ class Study(models.Model):
         DONE = "done", _("done")
         FAILED = "failed", _("failed")
         CANCELLED = "cancelled", _("cancelled")
-        PUBLISHED = "published", _("published")
 
     title = models.CharField(_("title"), max_length=300)
     year = models.PositiveSmallIntegerField(_("year"))

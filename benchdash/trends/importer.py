@@ -224,7 +224,7 @@ def _published_study(rows: list[PublishedRow], summary: ImportSummary) -> Study:
             "title": first.title,
             "year": first.year,
             "kind": Study.Kind.PUBLISHED,
-            "status": Study.Status.PUBLISHED,
+            "status": Study.Status.DONE,
             "source": first.source,
             "hardware": first.hardware,
             "os": first.os,

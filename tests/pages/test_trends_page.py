@@ -23,7 +23,7 @@ def figure(response, figure_id: str) -> dict:
 
 def published_pair(scenario, older: str, newer: str, ratios: dict[int, float], year: int, title: str) -> Study:
     study = StudyFactory(
-        title=title, year=year, kind=Study.Kind.PUBLISHED, status=Study.Status.PUBLISHED, db_host=None, client_host=None
+        title=title, year=year, kind=Study.Kind.PUBLISHED, status=Study.Status.DONE, db_host=None, client_host=None
     )
     older_build = BuildFactory(version=older, name=f"PostgreSQL {older}")
     newer_build = BuildFactory(version=newer, name=f"PostgreSQL {newer}")

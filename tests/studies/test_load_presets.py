@@ -158,5 +158,5 @@ def test_the_windows_presets_carry_the_windows_postgresql_conf() -> None:
 def test_it_imports_the_published_history() -> None:
     load_presets()
 
-    assert Study.objects.filter(kind=Study.Kind.PUBLISHED, status=Study.Status.PUBLISHED).count() == 6
+    assert Study.objects.filter(kind=Study.Kind.PUBLISHED, status=Study.Status.DONE).count() == 6
     assert Trial.objects.filter(published=True).count() == 39

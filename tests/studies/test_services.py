@@ -282,5 +282,5 @@ def test_beat_resends_a_queued_study_with_no_task_in_flight(rows):
 
 
 def test_a_published_study_is_never_touched_by_beat(rows):
-    StudyFactory(kind=Study.Kind.PUBLISHED, status=Study.Status.PUBLISHED)
+    StudyFactory(kind=Study.Kind.PUBLISHED, status=Study.Status.DONE)
     assert services.trials_orphaned() == []

@@ -68,7 +68,7 @@ def test_a_visitor_sees_the_panel_without_the_buttons(client, running_study):
 
 
 def test_a_published_study_has_no_live_panel(client):
-    study = StudyFactory(kind=Study.Kind.PUBLISHED, status=Study.Status.PUBLISHED)
+    study = StudyFactory(kind=Study.Kind.PUBLISHED, status=Study.Status.DONE)
     assert 'id="study-live"' not in client.get(reverse("studies:detail", args=[study.pk])).content.decode()
 
 

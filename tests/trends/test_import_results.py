@@ -40,7 +40,7 @@ def write(tmp_path: Path, data: bytes) -> Path:
 
 def assert_the_good_rows_were_imported() -> None:
     study = Study.objects.get()
-    assert (study.title, study.year, study.kind, study.status) == ("定点観測 参照系", 2021, "published", "published")
+    assert (study.title, study.year, study.kind, study.status) == ("定点観測 参照系", 2021, "published", "done")
     assert (study.hardware, study.os, study.statistic, study.repetitions) == ("m5a.8xlarge", "RHEL 7.9", "median", 3)
     assert study.baseline.name == "PostgreSQL 13.4"
     assert study.client_levels == [1, 16]
