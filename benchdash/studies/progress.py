@@ -1,4 +1,7 @@
-"""How far a study has come: the numbers behind the live panel and `queue_study --wait`."""
+"""How far a study has come: the numbers behind the live panel and `queue_study --wait`.
+
+A trial has *finished* when it succeeded or failed; a study has *ended* when it is done, failed or cancelled.
+"""
 
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -29,7 +32,7 @@ class StudyProgress:
     status: str
     status_label: str
     total: int
-    done: int
+    finished: int
     succeeded: int
     failed: int
     cancelled: int
@@ -40,12 +43,13 @@ class StudyProgress:
     current: CurrentTrial | None
 
     @property
-    def finished(self) -> bool:
+    def ended(self) -> bool:
+        """The study is done, failed or cancelled: nothing of it will run any more."""
         return self.status not in (Study.Status.DRAFT, Study.Status.QUEUED, Study.Status.RUNNING)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data["finished"] = self.finished
+        data["ended"] = self.ended
         if self.current and self.current.started_at:
             data["current"]["started_at"] = self.current.started_at.isoformat()
         return data
@@ -54,21 +58,21 @@ class StudyProgress:
 def study_progress(study: Study) -> StudyProgress:
     counts = _status_counts(study)
     total = sum(counts.values())
-    done = counts[Trial.Status.SUCCEEDED] + counts[Trial.Status.FAILED]
+    finished = counts[Trial.Status.SUCCEEDED] + counts[Trial.Status.FAILED]
     elapsed = _elapsed_s(study)
     return StudyProgress(
         study_id=study.pk,
         status=study.status,
         status_label=str(study.get_status_display()),
         total=total,
-        done=done,
+        finished=finished,
         succeeded=counts[Trial.Status.SUCCEEDED],
         failed=counts[Trial.Status.FAILED],
         cancelled=counts[Trial.Status.CANCELLED],
         pending=counts[Trial.Status.PENDING],
-        percent=round(100.0 * done / total, 1) if total else 0.0,
+        percent=round(100.0 * finished / total, 1) if total else 0.0,
         elapsed_s=elapsed,
-        remaining_s=_remaining_s(study, done, elapsed, counts),
+        remaining_s=_remaining_s(study, finished, elapsed, counts),
         current=_current_trial(study),
     )
 
@@ -85,13 +89,13 @@ def _elapsed_s(study: Study) -> float | None:
     return max(0.0, (end - study.started_at).total_seconds())
 
 
-def _remaining_s(study: Study, done: int, elapsed: float | None, counts: dict[str, int]) -> float | None:
+def _remaining_s(study: Study, finished: int, elapsed: float | None, counts: dict[str, int]) -> float | None:
     """From the pace so far once a trial finished; from the plan's estimate before that."""
     left = counts[Trial.Status.PENDING] + counts[Trial.Status.RUNNING]
     if study.status not in (Study.Status.QUEUED, Study.Status.RUNNING):
         return 0.0
-    if done and elapsed:
-        return elapsed / done * left
+    if finished and elapsed:
+        return elapsed / finished * left
     pending = study.trials.filter(status__in=(Trial.Status.PENDING, Trial.Status.RUNNING))
     planned = [trial for trial in pending.only("reset_data")]
     return estimate_seconds(planned, duration_s=study.duration_s, scale=study.scale)  # type: ignore[arg-type]

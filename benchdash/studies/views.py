@@ -20,7 +20,7 @@ def study_list(request: HttpRequest) -> HttpResponse:
     studies = (
         Study.objects.select_related("db_host")
         .prefetch_related(Prefetch("builds", queryset=Build.objects.order_by("version_sort", "name")))
-        .annotate(done=Count("trials", filter=Q(trials__status=Trial.Status.SUCCEEDED)), total=Count("trials"))
+        .annotate(succeeded=Count("trials", filter=Q(trials__status=Trial.Status.SUCCEEDED)), total=Count("trials"))
     )
     return render(request, "studies/list.html", {"studies": studies})
 

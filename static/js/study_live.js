@@ -40,17 +40,17 @@
   function show(progress) {
     setText("status_label", progress.status_label);
     panel.querySelector('[data-live="status_label"]').className = "badge " + progress.status;
-    setText("done", progress.done);
+    setText("finished", progress.finished);
     setText("total", progress.total);
     setText("failed", progress.failed);
     setText("current", describe(progress.current));
     setText("elapsed", duration(progress.elapsed_s));
-    setText("remaining", progress.finished ? "—" : duration(progress.remaining_s));
+    setText("remaining", progress.ended ? "—" : duration(progress.remaining_s));
     panel.querySelector('[data-live="bar"]').style.width = progress.percent + "%";
     panel.querySelector(".progress").setAttribute("aria-valuenow", progress.percent);
     var cancel = panel.querySelector('[data-live="cancel"]');
     if (cancel) {
-      cancel.hidden = progress.finished;
+      cancel.hidden = progress.ended;
     }
     var retry = panel.querySelector('[data-live="retry"]');
     if (retry) {
@@ -119,10 +119,10 @@
       .then(function (response) { return response.json(); })
       .then(function (progress) {
         show(progress);
-        var key = progress.done + "/" + progress.failed + "/" + progress.cancelled + "/" + progress.status;
+        var key = progress.finished + "/" + progress.failed + "/" + progress.cancelled + "/" + progress.status;
         var changed = lastKey !== null && key !== lastKey;
         lastKey = key;
-        var next = progress.finished ? null : window.setTimeout(poll, POLL_MS);
+        var next = progress.ended ? null : window.setTimeout(poll, POLL_MS);
         if (changed) {
           return fetchPage();
         }

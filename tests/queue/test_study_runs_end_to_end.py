@@ -61,4 +61,4 @@ def test_a_study_queued_from_the_form_runs_on_a_worker_and_fills_the_csvs(
     assert {row["ratio_to_baseline"] == "" for row in summary_csv} == {True, False}
 
     progress = client.get(reverse("studies:progress", args=[study.pk])).json()
-    assert (progress["done"], progress["total"], progress["failed"], progress["finished"]) == (8, 8, 0, True)
+    assert (progress["finished"], progress["total"], progress["failed"], progress["ended"]) == (8, 8, 0, True)

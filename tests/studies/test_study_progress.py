@@ -28,9 +28,9 @@ def running_study():
 
 def test_it_counts_done_failed_and_pending_trials(running_study):
     progress = study_progress(running_study)
-    assert (progress.total, progress.done, progress.succeeded, progress.failed, progress.pending) == (8, 3, 2, 1, 4)
+    assert (progress.total, progress.finished, progress.succeeded, progress.failed, progress.pending) == (8, 3, 2, 1, 4)
     assert progress.percent == 37.5
-    assert not progress.finished
+    assert not progress.ended
 
 
 def test_it_names_the_current_trial(running_study):
@@ -46,8 +46,8 @@ def test_it_estimates_the_remaining_time_from_the_pace_so_far(running_study):
 
 def test_the_progress_json_answers_the_live_panel(client, running_study):
     data = client.get(reverse("studies:progress", args=[running_study.pk])).json()
-    assert data["done"] == 3 and data["total"] == 8 and data["status"] == "running"
-    assert data["current"]["clients"] == 4 and data["finished"] is False
+    assert data["finished"] == 3 and data["total"] == 8 and data["status"] == "running"
+    assert data["current"]["clients"] == 4 and data["ended"] is False
 
 
 def test_the_study_page_shows_the_live_panel_with_a_cancel_form_for_a_member(client, running_study):
@@ -77,4 +77,4 @@ def test_a_finished_study_has_nothing_left(running_study):
     Study.objects.filter(pk=running_study.pk).update(status=Study.Status.FAILED, finished_at=timezone.now())
     running_study.refresh_from_db()
     progress = study_progress(running_study)
-    assert progress.finished and progress.remaining_s == 0.0 and progress.done == 8
+    assert progress.ended and progress.remaining_s == 0.0 and progress.finished == 8

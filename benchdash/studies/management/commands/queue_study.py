@@ -138,9 +138,9 @@ class Command(BaseCommand):
             while True:
                 study.refresh_from_db()
                 progress = study_progress(study)
-                bar.update(progress.done - bar.n)
+                bar.update(progress.finished - bar.n)
                 bar.set_postfix_str(progress.current.scenario if progress.current else progress.status)
-                if progress.finished:
+                if progress.ended:
                     break
                 time.sleep(POLL_S)
         if progress.status != Study.Status.DONE or progress.failed:
