@@ -73,6 +73,21 @@ def major_version(version: str) -> str:
     return f"{major}.{key % 10000 // 100}" if major < 10 else str(major)
 
 
+class BuildQuerySet(models.QuerySet["Build"]):
+    def runnable(self) -> "BuildQuerySet":
+        """Builds that can run: every kind but a published version, which exists only as figures."""
+        return self.exclude(kind=Build.Kind.PUBLISHED)
+
+    def resolve(self, token: str) -> "Build | None":
+        """A runnable build named `token`, else the newest runnable build of the major `token` ('15', '9.6')."""
+        runnable = self.runnable()
+        named = runnable.filter(name=token).first()
+        if named is not None:
+            return named
+        newest_first = runnable.order_by("-version_sort", "-created_at")
+        return next((build for build in newest_first if build.major == token), None)
+
+
 class Build(models.Model):
     """One PostgreSQL build and how it gets onto a target."""
 
@@ -94,6 +109,8 @@ class Build(models.Model):
     configure_flags = models.CharField(_("configure flags"), max_length=500, blank=True)
     notes = models.TextField(_("notes"), blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    objects = BuildQuerySet.as_manager()
 
     class Meta:
         ordering = ["-version_sort", "name"]

@@ -2,7 +2,6 @@
 
 import os
 import random
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -12,19 +11,12 @@ from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Scenario, StudyPreset
+from benchdash.studies.pg_settings import parse_settings, settings_text
 from benchdash.studies.plan import PlannedTrial, ScenarioRule, estimate_seconds, plan_trials
 
-GUC_NAMES_FILE = Path(__file__).with_name("guc_names.txt")
 DEFAULT_MAX_CONNECTIONS = 100
 DEFAULT_RESERVED_CONNECTIONS = 3
 SEED_LIMIT = 2**31
-
-
-@cache
-def known_setting_names() -> frozenset[str]:
-    """Setting names PostgreSQL knows (from `postgres --describe-config`), lower-cased."""
-    lines = GUC_NAMES_FILE.read_text(encoding="utf-8").splitlines()
-    return frozenset(line.strip().lower() for line in lines if line.strip() and not line.startswith("#"))
 
 
 def parse_client_levels(text: str) -> list[int]:
@@ -37,33 +29,6 @@ def parse_client_levels(text: str) -> list[int]:
             raise forms.ValidationError(_("%(value)s is given twice."), params={"value": part})
         levels.append(int(part))
     return levels
-
-
-def parse_settings(text: str) -> dict[str, str]:
-    """'name = value' per line ('#' starts a comment) -> {name: value}; refuses unknown names."""
-    parsed: dict[str, str] = {}
-    for number, raw_line in enumerate(text.splitlines(), start=1):
-        line = raw_line.strip()
-        if not line or line.startswith("#"):
-            continue
-        name, equals, value = line.partition("=")
-        name, value = name.strip(), value.strip()
-        if not equals or not name:
-            raise forms.ValidationError(_("Line %(number)s is not 'name = value'."), params={"number": number})
-        if "." not in name and name.lower() not in known_setting_names():
-            raise forms.ValidationError(_("Unknown setting name: %(name)s."), params={"name": name})
-        parsed[name] = _unquote(value)
-    return parsed
-
-
-def settings_text(pg_settings: dict[str, Any]) -> str:
-    return "\n".join(f"{name} = {value}" for name, value in pg_settings.items())
-
-
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] == "'":
-        return value[1:-1].replace("''", "'")
-    return value
 
 
 def _connection_limit(pg_settings: dict[str, str]) -> int:
@@ -147,7 +112,7 @@ class StudyForm(forms.Form):
             data = _with_defaults(data)
         super().__init__(data, *args, **kwargs)
         self.fields["year"].initial = timezone.now().year
-        runnable = Build.objects.exclude(kind=Build.Kind.PUBLISHED)
+        runnable = Build.objects.runnable()
         # Published figures stay valid choices so that picking one is refused with a reason, but are not offered.
         self.fields["builds"].widget.choices = [(build.pk, build_label(build)) for build in runnable]
         self.fields["baseline"].widget.choices = [("", "---------")] + [(build.pk, build.name) for build in runnable]

@@ -15,8 +15,9 @@ from tqdm import tqdm
 
 from benchdash.inventory.models import Build, Host
 from benchdash.studies import services
-from benchdash.studies.forms import StudyForm, settings_text
+from benchdash.studies.forms import StudyForm
 from benchdash.studies.models import Scenario, Study, StudyPreset
+from benchdash.studies.pg_settings import settings_text
 from benchdash.studies.progress import study_progress
 
 POLL_S = 1.0
@@ -24,14 +25,10 @@ POLL_S = 1.0
 
 def resolve_build(token: str) -> Build:
     """A build name, or a major such as '15': the newest registered runnable build of that major."""
-    runnable = Build.objects.exclude(kind=Build.Kind.PUBLISHED)
-    named = runnable.filter(name=token).first()
-    if named:
-        return named
-    of_major = [build for build in runnable.order_by("-version_sort", "-created_at") if build.major == token]
-    if not of_major:
+    build = Build.objects.resolve(token)
+    if build is None:
         raise CommandError(f"no registered build named or of major {token!r} (see register_local, fetch_build)")
-    return of_major[0]
+    return build
 
 
 def resolve_scenario(slug: str) -> Scenario:

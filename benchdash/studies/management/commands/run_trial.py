@@ -13,10 +13,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from benchdash.inventory.models import LOCAL_HOST_NAME, Build, Host
 from benchdash.studies.models import Scenario
+from benchdash.studies.pg_settings import parse_settings
 from workers.runner import run_trial
 from workers.spec import BuildSpec, HostSpec, TrialOutcome, TrialSpec
 from workers.tasks import build_spec, host_spec, scenario_spec
@@ -81,7 +83,7 @@ def trial_spec_from_options(options: dict[str, Any]) -> TrialSpec:
         duration_s=options["duration"],
         scale=options["scale"] or scenario.scale,
         fillfactor=scenario.fillfactor,
-        pg_settings=parse_settings(options["set"]),
+        pg_settings=settings_from_options(options["set"]),
         collect_sar=options["sar"],
         collect_wait_events=options["wait_events"],
         collect_perf=options["profile"],
@@ -109,15 +111,12 @@ def host_named(name: str) -> HostSpec:
 
 def build_named(name: str) -> BuildSpec:
     """A Build by name; or by major: the newest registered build of it, else Debian's installed one."""
-    build = Build.objects.exclude(kind=Build.Kind.PUBLISHED).filter(name=name).first()
-    if build is None and _MAJOR_RE.match(name):
-        builds = Build.objects.exclude(kind=Build.Kind.PUBLISHED).order_by("-version_sort")
-        build = next((candidate for candidate in builds if candidate.major == name), None)
-        if build is None:
-            return debian_build(name)
-    if build is None:
-        raise CommandError(f"no build {name!r}: give a Build name or a major version such as 15")
-    return build_spec(build)
+    build = Build.objects.resolve(name)
+    if build is not None:
+        return build_spec(build)
+    if _MAJOR_RE.match(name):
+        return debian_build(name)
+    raise CommandError(f"no build {name!r}: give a Build name or a major version such as 15")
 
 
 def debian_build(major: str) -> BuildSpec:
@@ -127,14 +126,15 @@ def debian_build(major: str) -> BuildSpec:
     return BuildSpec(name=f"pg{major}-debian", kind="installed", bin_dir=bin_dir)
 
 
-def parse_settings(pairs: list[str]) -> dict[str, str]:
-    settings = {}
-    for pair in pairs:
-        name, equals, value = pair.partition("=")
-        if not equals or not name.strip():
-            raise CommandError(f"--set takes NAME=VALUE, not {pair!r}")
-        settings[name.strip()] = value
-    return settings
+def settings_from_options(pairs: list[str]) -> dict[str, str]:
+    """--set NAME=VALUE options, read by the same parser as a study's settings."""
+    malformed = [pair for pair in pairs if "=" not in pair]
+    if malformed:
+        raise CommandError(f"--set takes NAME=VALUE, not {malformed[0]!r}")
+    try:
+        return parse_settings("\n".join(pair.replace("=", " = ", 1) for pair in pairs))
+    except ValidationError as error:
+        raise CommandError(f"--set: {' '.join(error.messages)}") from error
 
 
 def outcome_json(outcome: TrialOutcome) -> dict[str, object]:
