@@ -1,8 +1,6 @@
 """The new-study form: validates every value at its field and converts it to what the study stores."""
 
-import os
 import random
-from pathlib import Path
 from typing import Any
 
 from django import forms
@@ -38,17 +36,14 @@ def _connection_limit(pg_settings: dict[str, str]) -> int:
     return maximum - reserved
 
 
-def build_problem(build: Build, host: Host) -> str | None:
-    """Why this build cannot run on that host, or None when it can."""
+def build_problem(build: Build) -> str | None:
+    """Why this build cannot run anywhere, or None when it can.
+
+    Whether its files are where they should be is the worker's to find out (an installed bin directory
+    on the target, an archive on the worker's machine): the web server may be another machine.
+    """
     if build.kind == Build.Kind.PUBLISHED:
         return _("%(build)s is a published figure, not a build that can run.") % {"build": build}
-    if build.kind == Build.Kind.INSTALLED and host.is_local and not os.path.isfile(Path(build.bin_dir, "postgres")):
-        return _("%(build)s: %(dir)s has no postgres on this host.") % {"build": build, "dir": build.bin_dir}
-    if build.kind == Build.Kind.ARCHIVE and not os.path.isfile(build.archive_path):
-        return _("%(build)s: the archive %(path)s is missing on the worker.") % {
-            "build": build,
-            "path": build.archive_path,
-        }
     return None
 
 
@@ -139,7 +134,7 @@ class StudyForm(forms.Form):
         builds, baseline = cleaned["builds"], cleaned.get("baseline")
         if baseline and baseline not in builds:
             self.add_error("baseline", _("The baseline must be one of the chosen builds."))
-        for problem in filter(None, (build_problem(build, cleaned["db_host"]) for build in builds)):
+        for problem in filter(None, (build_problem(build) for build in builds)):
             self.add_error("builds", problem)
 
     def _check_clients_fit(self, cleaned: dict[str, Any]) -> None:
