@@ -148,7 +148,7 @@ def trial_spec(trial: Trial) -> TrialSpec:
         threads=trial.threads,
         duration_s=study.duration_s,
         scale=study.scale,
-        fillfactor=_fillfactor(study, scenario),
+        fillfactor=scenario.data_fillfactor(study.fillfactor),
         pg_settings={name: str(value) for name, value in study.pg_settings.items()},
         collect_sar=study.collect_sar,
         collect_perf=study.collect_perf,
@@ -158,10 +158,6 @@ def trial_spec(trial: Trial) -> TrialSpec:
         collect_facts=not known_facts,
         known_facts=known_facts,
     )
-
-
-def _fillfactor(study: Study, scenario: Any) -> int | None:
-    return (study.fillfactor or scenario.fillfactor) if scenario.fillfactor else None
 
 
 def _next_takes_the_server(trial: Trial) -> bool:
@@ -180,7 +176,8 @@ def _next_takes_the_server(trial: Trial) -> bool:
         return False
     if (following.build_id, following.scenario_id) != (trial.build_id, trial.scenario_id):
         return False
-    return _fillfactor(trial.study, following.scenario) == _fillfactor(trial.study, trial.scenario)
+    chosen = trial.study.fillfactor
+    return following.scenario.data_fillfactor(chosen) == trial.scenario.data_fillfactor(chosen)
 
 
 def _known_facts(trial: Trial) -> dict[str, object]:

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Scenario, StudyPreset
 from benchdash.studies.pg_settings import parse_settings, settings_text
-from benchdash.studies.plan import PlannedTrial, ScenarioRule, estimate_seconds, plan_trials
+from benchdash.studies.plan import PlannedTrial, estimate_seconds, plan_study
 
 DEFAULT_MAX_CONNECTIONS = 100
 DEFAULT_RESERVED_CONNECTIONS = 3
@@ -177,9 +177,9 @@ class StudyForm(forms.Form):
     def planned_trials(self) -> list[PlannedTrial]:
         """The trials this valid form would queue, in run order."""
         cleaned = self.cleaned_data
-        return plan_trials(
-            build_ids=sorted(build.pk for build in cleaned["builds"]),
-            scenarios=[ScenarioRule(scenario.pk, scenario.reset) for scenario in sorted(cleaned["scenarios"], key=_pk)],
+        return plan_study(
+            builds=cleaned["builds"],
+            scenarios=cleaned["scenarios"],
             client_levels=cleaned["client_levels"],
             repetitions=cleaned["repetitions"],
             seed=cleaned["seed"],
@@ -215,7 +215,3 @@ def _preset(raw_id: Any) -> StudyPreset | None:
     if not str(raw_id or "").isdigit():
         return None
     return StudyPreset.objects.filter(pk=int(raw_id)).first()
-
-
-def _pk(instance: Any) -> int:
-    return instance.pk

@@ -58,6 +58,11 @@ class Scenario(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def data_fillfactor(self, chosen: int | None = None) -> int | None:
+        """The fillfactor this scenario's data is built with: only a scenario that sets one gets one (the
+        update scenario: 80), and a study's chosen fillfactor replaces it."""
+        return (chosen or self.fillfactor) if self.fillfactor else None
+
     def threads_for(self, clients: int) -> int:
         if self.thread_rule == self.ThreadRule.ONE:
             return 1

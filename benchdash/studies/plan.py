@@ -4,10 +4,19 @@ Pure functions over plain data: no models, no database.
 """
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from workers.spec import Reset
+
+
+class Row(Protocol):
+    pk: int
+
+
+class ScenarioRow(Row, Protocol):
+    reset: str
 
 
 @dataclass(frozen=True)
@@ -26,6 +35,29 @@ class PlannedTrial:
     clients: int
     repetition: int
     reset_data: bool
+
+
+def plan_study(
+    *,
+    builds: Iterable[Row],
+    scenarios: Iterable[ScenarioRow],
+    client_levels: Sequence[int],
+    repetitions: int,
+    seed: int,
+) -> list[PlannedTrial]:
+    """The plan of a study's builds and scenarios (rows, or anything with pk and reset), taken in id order
+    so that the form's preview and the queued study get the same plan from the same choices."""
+    return plan_trials(
+        build_ids=sorted(build.pk for build in builds),
+        scenarios=[ScenarioRule(scenario.pk, scenario.reset) for scenario in sorted(scenarios, key=_pk)],
+        client_levels=client_levels,
+        repetitions=repetitions,
+        seed=seed,
+    )
+
+
+def _pk(row: Row) -> int:
+    return row.pk
 
 
 def plan_trials(

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from benchdash.inventory.models import Host
 from benchdash.studies.models import Artifact, Study, Trial
-from benchdash.studies.plan import PlannedTrial, ScenarioRule, plan_trials
+from benchdash.studies.plan import PlannedTrial, plan_study
 from benchdash.studies.points import points_refresh
 from workers.spec import TrialOutcome
 
@@ -34,9 +34,9 @@ class HostBusy(Exception):
 
 
 def study_plan(study: Study) -> list[PlannedTrial]:
-    return plan_trials(
-        build_ids=sorted(study.builds.values_list("pk", flat=True)),
-        scenarios=[ScenarioRule(pk, reset) for pk, reset in study.scenarios.order_by("pk").values_list("pk", "reset")],
+    return plan_study(
+        builds=study.builds.all(),
+        scenarios=study.scenarios.all(),
         client_levels=study.client_levels,
         repetitions=study.repetitions,
         seed=study.seed,
@@ -46,7 +46,6 @@ def study_plan(study: Study) -> list[PlannedTrial]:
 @transaction.atomic
 def study_create(*, data: Mapping[str, Any], created_by: Any = None) -> Study:
     """Save a study from StudyForm.cleaned_data and expand it into its planned trials (status draft)."""
-    scenario_fillfactor = any(scenario.fillfactor for scenario in data["scenarios"])
     study = Study.objects.create(
         title=data["title"],
         year=data["year"],
@@ -57,7 +56,7 @@ def study_create(*, data: Mapping[str, Any], created_by: Any = None) -> Study:
         repetitions=data["repetitions"],
         duration_s=data["duration_s"],
         scale=data["scale"],
-        fillfactor=data.get("fillfactor") if scenario_fillfactor else None,
+        fillfactor=data.get("fillfactor"),
         pg_settings=data.get("pg_settings") or {},
         collect_sar=data.get("collect_sar", False),
         collect_perf=data.get("collect_perf", False),

@@ -82,7 +82,7 @@ def trial_spec_from_options(options: dict[str, Any]) -> TrialSpec:
         threads=options["threads"] or scenario.threads_for(clients),
         duration_s=options["duration"],
         scale=options["scale"] or scenario.scale,
-        fillfactor=scenario.fillfactor,
+        fillfactor=scenario.data_fillfactor(),
         pg_settings=settings_from_options(options["set"]),
         collect_sar=options["sar"],
         collect_wait_events=options["wait_events"],
