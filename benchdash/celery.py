@@ -1,11 +1,26 @@
-"""The Celery application: configuration comes from Django settings (CELERY_*)."""
+"""The Celery application: configuration comes from Django settings (CELERY_*).
+
+Tasks are named here and sent by name, so that the store's side (benchdash.studies.services) never
+imports the glue that defines them (workers/tasks.py).
+"""
 
 import os
+from typing import Any
 
 from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchdash.settings")
 
+RUN_TRIAL_TASK = "workers.tasks.run_study_trial"
+REQUEUE_TASK = "workers.tasks.requeue_orphaned_studies"
+
 app = Celery("benchdash")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["workers"])
+
+
+@app.on_after_configure.connect
+def schedule_requeue(sender: Celery, **kwargs: Any) -> None:
+    from django.conf import settings
+
+    sender.add_periodic_task(settings.REQUEUE_EVERY_S, sender.signature(REQUEUE_TASK), name="requeue-orphaned-studies")

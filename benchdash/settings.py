@@ -137,12 +137,8 @@ TRIAL_STALE_AFTER_S = env_int("BENCHDASH_TRIAL_STALE_AFTER_S", 120)
 TRIAL_MAX_ATTEMPTS = env_int("BENCHDASH_TRIAL_MAX_ATTEMPTS", 3)
 HOST_BUSY_RETRY_S = env_int("BENCHDASH_HOST_BUSY_RETRY_S", 15)
 CELERY_TASK_ALWAYS_EAGER = False
-CELERY_BEAT_SCHEDULE = {
-    "requeue-orphaned-studies": {
-        "task": "workers.tasks.requeue_orphaned_studies",
-        "schedule": env_int("BENCHDASH_REQUEUE_EVERY", 60),
-    },
-}
+# How often beat looks for trials whose worker vanished (benchdash/celery.py schedules it).
+REQUEUE_EVERY_S = env_int("BENCHDASH_REQUEUE_EVERY", 60)
 
 LOGGING = {
     "version": 1,

@@ -70,6 +70,7 @@ class TrialSpec:
     clients: int
     threads: int
     duration_s: int
+    repetition: int = 1
     scale: int = 1
     fillfactor: int | None = None
     pg_settings: dict[str, str] = field(default_factory=dict)

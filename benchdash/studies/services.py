@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from benchdash.celery import RUN_TRIAL_TASK, app
 from benchdash.inventory.models import Host
 from benchdash.studies.models import Artifact, Study, Trial
 from benchdash.studies.plan import PlannedTrial, plan_study
@@ -261,10 +262,8 @@ def _send_next_trial(study_id: int) -> None:
 
 
 def _send_trial(trial_id: int, countdown: int = 0) -> None:
-    from workers.tasks import run_study_trial  # tasks imports this module
-
     trial_touch(trial_id=trial_id)
-    transaction.on_commit(partial(run_study_trial.apply_async, (trial_id,), countdown=countdown))
+    transaction.on_commit(partial(app.send_task, RUN_TRIAL_TASK, (trial_id,), countdown=countdown))
 
 
 def trials_orphaned() -> list[int]:

@@ -1,10 +1,10 @@
-"""workers.tasks.trial_spec: which trial keeps its server for the next one, and which reads the host facts."""
+"""benchdash.studies.specs.trial_spec: which trial keeps its server for the next one, and which reads the host facts."""
 
 import pytest
 
 from benchdash.studies.models import Trial
+from benchdash.studies.specs import trial_spec
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
-from workers.tasks import trial_spec
 
 pytestmark = pytest.mark.django_db
 FACTS = {"cpu_model": "Test CPU", "sar": "/usr/bin/sar"}

@@ -19,9 +19,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from benchdash.inventory.models import LOCAL_HOST_NAME, Build, Host
 from benchdash.studies.models import Scenario
 from benchdash.studies.pg_settings import parse_settings
+from benchdash.studies.specs import build_spec, host_spec, scenario_spec
 from workers.runner import run_trial
 from workers.spec import BuildSpec, HostSpec, TrialOutcome, TrialSpec
-from workers.tasks import build_spec, host_spec, scenario_spec
 from workers.transport import connect
 
 DEBIAN_BIN_DIR = "/usr/lib/postgresql/{major}/bin"

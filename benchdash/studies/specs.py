@@ -1,0 +1,109 @@
+"""From rows to the engine's plain data (workers/spec.py): built here, and only here, for the Celery
+glue and `manage.py run_trial`.
+
+The scheduling choices that need the store are made here too: whether a trial hands its server to
+the next one, and whether it reads the host's facts again.
+"""
+
+from dataclasses import fields
+from typing import Any, TypeVar
+
+from django.db.models import F
+
+from benchdash.inventory.models import Build, Host
+from benchdash.studies.models import Scenario, Study, Trial
+from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
+
+Spec = TypeVar("Spec", HostSpec, BuildSpec, ScenarioSpec)
+
+
+def spec_from_row(spec_class: type[Spec], row: Any) -> Spec:
+    """A spec filled from the row's attributes of the same names: the field lists are the mapping."""
+    return spec_class(**{field.name: getattr(row, field.name) for field in fields(spec_class)})
+
+
+def host_spec(host: Host) -> HostSpec:
+    return spec_from_row(HostSpec, host)
+
+
+def build_spec(build: Build) -> BuildSpec:
+    return spec_from_row(BuildSpec, build)
+
+
+def scenario_spec(scenario: Scenario) -> ScenarioSpec:
+    return spec_from_row(ScenarioSpec, scenario)
+
+
+def trial_spec(trial: Trial) -> TrialSpec:
+    """The plain data the engine runs from; a retried attempt starts from fresh data and reads the facts again."""
+    trial = Trial.objects.select_related("study__db_host", "study__client_host", "build", "scenario").get(pk=trial.pk)
+    study: Study = trial.study
+    known_facts = {} if trial.attempts > 1 else _known_facts(trial)
+    db_host = study.db_host
+    assert db_host is not None, "a measured study has a DB host"
+    return TrialSpec(
+        trial_id=trial.pk,
+        study_id=study.pk,
+        db_host=host_spec(db_host),
+        client_host=host_spec(study.client_host or db_host),
+        build=build_spec(trial.build),
+        scenario=scenario_spec(trial.scenario),
+        clients=trial.clients,
+        threads=trial.threads,
+        duration_s=study.duration_s,
+        repetition=trial.repetition,
+        scale=study.scale,
+        fillfactor=trial.scenario.data_fillfactor(study.fillfactor),
+        pg_settings={name: str(value) for name, value in study.pg_settings.items()},
+        collect_sar=study.collect_sar,
+        collect_perf=study.collect_perf,
+        collect_wait_events=study.collect_wait_events,
+        reset_data=trial.reset_data or trial.attempts > 1,
+        keep_server=_next_takes_the_server(trial),
+        collect_facts=not known_facts,
+        known_facts=known_facts,
+    )
+
+
+def cancelled_trial_spec(trial_id: int) -> TrialSpec | None:
+    """The spec of a cancelled trial whose host runs no trial now: a task that finds its trial cancelled
+    was sent after the previous trial, which may have kept the server running for it (keep_server)."""
+    trial = Trial.objects.filter(pk=trial_id, status=Trial.Status.CANCELLED).first()
+    if trial is None or trial.host_id is None:
+        return None
+    if Trial.objects.filter(host_id=trial.host_id, status=Trial.Status.RUNNING).exists():
+        return None
+    return trial_spec(trial)
+
+
+def _next_takes_the_server(trial: Trial) -> bool:
+    """Whether the trial study_continue sends after this one (the first pending by position) runs on the
+    same cluster (build, scenario and fillfactor; the study fixes host, scale and settings) with no data reset,
+    so it can take this trial's server over. A reset restarts the server anyway (a restore needs it
+    stopped; fresh pgbench -i data leaves nothing warm to keep), and a retry (attempts > 0) resets."""
+    following = (
+        Trial.objects.filter(study_id=trial.study_id, status=Trial.Status.PENDING)
+        .exclude(pk=trial.pk)
+        .select_related("scenario")
+        .order_by("position")
+        .first()
+    )
+    if following is None or following.reset_data or following.attempts > 0:
+        return False
+    if (following.build_id, following.scenario_id) != (trial.build_id, trial.scenario_id):
+        return False
+    chosen = trial.study.fillfactor
+    return following.scenario.data_fillfactor(chosen) == trial.scenario.data_fillfactor(chosen)
+
+
+def _known_facts(trial: Trial) -> dict[str, object]:
+    """The facts the study's latest trial read (the host's facts are read once per study and host)."""
+    facts = (
+        Trial.objects.filter(study_id=trial.study_id, published=False)
+        .exclude(pk=trial.pk)
+        .exclude(host_facts={})
+        .order_by(F("finished_at").desc(nulls_last=True))
+        .values_list("host_facts", flat=True)
+        .first()
+    )
+    return dict(facts) if isinstance(facts, dict) else {}

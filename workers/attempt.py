@@ -1,0 +1,50 @@
+"""One attempt at a study's trial, from the worker: reach its hosts, run it, profile it when asked.
+
+What the Celery glue (tasks.py) calls once it has claimed a trial; it knows no database.
+"""
+
+import logging
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import replace
+
+from workers.runner import run_trial, stop_kept_server
+from workers.spec import TrialOutcome, TrialSpec
+from workers.transport import connect
+
+logger = logging.getLogger(__name__)
+# perf runs once per point, after the first repetition: one profile explains the point.
+PROFILED_REPETITION = 1
+
+
+def run_attempt(spec: TrialSpec, *, should_cancel: Callable[[], bool]) -> TrialOutcome:
+    """Any failure of the target (SSH, server, pgbench, time limit) is an outcome, not a crash:
+    the attempt counts and the study goes on."""
+    try:
+        with ExitStack() as stack:
+            db = stack.enter_context(connect(spec.db_host))
+            client = None if spec.client_host == spec.db_host else stack.enter_context(connect(spec.client_host))
+            outcome = run_trial(spec, db, client, should_cancel=should_cancel)
+            if outcome.ok and spec.collect_perf and spec.repetition == PROFILED_REPETITION:
+                profiled = replace(spec, profile_only=True, reset_data=False)
+                add_profile(outcome, run_trial(profiled, db, client, should_cancel=should_cancel))
+            return outcome
+    except Exception as error:
+        logger.exception("trial %s failed on its target", spec.trial_id)
+        return TrialOutcome(ok=False, error=f"{type(error).__name__}: {error}")
+
+
+def add_profile(outcome: TrialOutcome, profiled: TrialOutcome) -> None:
+    """perf runs in an extra, unreported run of the same point, so it never touches the measured TPS."""
+    if "perf_folded" in profiled.artifacts:
+        outcome.artifacts["perf_folded"] = profiled.artifacts["perf_folded"]
+    outcome.notes.append("perf: from an extra profiled run" if profiled.ok else f"perf run failed: {profiled.error}")
+
+
+def stop_server_kept_for(spec: TrialSpec) -> None:
+    """Stop the server an earlier trial kept running for this one, which will not run (it was cancelled)."""
+    try:
+        with connect(spec.db_host) as db:
+            stop_kept_server(spec, db)
+    except Exception:
+        logger.warning("could not stop the server kept for cancelled trial %s", spec.trial_id, exc_info=True)
