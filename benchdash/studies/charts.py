@@ -1,4 +1,4 @@
-"""Plotly figures of a study page, as plain dicts: pure functions from SummaryPoints.
+"""Plotly figures of a study page, as plain dicts: pure functions from Points.
 
 Built as dicts rather than plotly.graph_objects because validation costs milliseconds per figure
 and a page draws one figure per scenario.
@@ -13,14 +13,14 @@ from html import escape
 from django.utils.translation import gettext as _
 
 from benchdash.inventory.models import version_sort_key
-from benchdash.studies.results import SummaryPoint
+from benchdash.studies.results import Point
 
 PALETTE = ["#1d4f91", "#d9480f", "#2b8a3e", "#862e9c", "#c92a2a", "#0b7285", "#e67700", "#5c940d"]
 
 
-def tps_by_clients_figure(points: Iterable[SummaryPoint], *, title: str = "") -> dict:
+def tps_by_clients_figure(points: Iterable[Point], *, title: str = "") -> dict:
     """TPS vs clients: one line per build through the medians, min to max as asymmetric error bars."""
-    by_build: dict[int, list[SummaryPoint]] = defaultdict(list)
+    by_build: dict[int, list[Point]] = defaultdict(list)
     for point in points:
         by_build[point.build_id].append(point)
     ordered = sorted(
@@ -50,7 +50,7 @@ def tps_layout(title: str = "", *, clients: Iterable[int] = ()) -> dict:
     }
 
 
-def _build_trace(group: list[SummaryPoint], color: str) -> dict:
+def _build_trace(group: list[Point], color: str) -> dict:
     group = sorted(group, key=lambda point: point.clients)
     first = group[0]
     return {

@@ -19,8 +19,8 @@ from django.utils.http import content_disposition_header
 
 from benchdash.studies.csv_copy import FlagText, InertText, LocalTimeText, copy_csv_chunks
 from benchdash.studies.models import Study, Trial
-from benchdash.studies.results import SummaryPoint
-from benchdash.trends.index import CurvePoint, IndexPoint, ScenarioTrend, StudyRef
+from benchdash.studies.results import Point
+from benchdash.trends.index import IndexPoint, ScenarioTrend, StudyRef
 
 BOM = "\ufeff"
 ROWS_PER_CHUNK = 1000
@@ -155,7 +155,7 @@ def trial_rows(study: Study) -> QuerySet[Trial]:
     )
 
 
-def summary_rows(study: Study, points: Iterable[SummaryPoint]) -> Iterator[tuple[Any, ...]]:
+def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, ...]]:
     for point in points:
         yield (
             study.id,
@@ -182,7 +182,7 @@ def trends_rows(trends: Iterable[ScenarioTrend]) -> Iterator[tuple[Any, ...]]:
         yield from (_index_row(trend.scenario_slug, point) for point in trend.index)
     for trend in trends:
         studies = {ref.study_id: ref for ref in trend.studies}
-        yield from (_curve_row(trend.scenario_slug, studies[curve.study_id], curve) for curve in trend.curves)
+        yield from (_point_row(trend.scenario_slug, studies[point.study_id], point) for point in trend.points)
 
 
 def _index_row(scenario_slug: str, point: IndexPoint) -> tuple[Any, ...]:
@@ -192,10 +192,10 @@ def _index_row(scenario_slug: str, point: IndexPoint) -> tuple[Any, ...]:
     return ("index", scenario_slug, point.segment, point.version, point.index, ratio, *study, "", "", "", "")
 
 
-def _curve_row(scenario_slug: str, study: StudyRef, curve: CurvePoint) -> tuple[Any, ...]:
+def _point_row(scenario_slug: str, study: StudyRef, point: Point) -> tuple[Any, ...]:
     study_cells = (study.study_id, study.year, study.title)
-    curve_cells = (curve.build_name, curve.build_version, curve.clients, curve.median)
-    return ("point", scenario_slug, "", "", "", "", *study_cells, *curve_cells)
+    point_cells = (point.build_name, point.build_version, point.clients, point.median)
+    return ("point", scenario_slug, "", "", "", "", *study_cells, *point_cells)
 
 
 def _cell(value: Any) -> Any:

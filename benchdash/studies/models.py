@@ -264,7 +264,7 @@ class Trial(models.Model):
             models.Index(fields=["study", "build", "scenario", "clients"], name="trial_point_idx"),
             # the runner: the next pending trial of a study
             models.Index(fields=["study", "status", "position"], name="trial_next_idx"),
-            # studies/points.py: the medians of a study's (or one point's) finished trials, read by an
+            # studies/points.py: the medians of a study's (or one point's) counted trials, read by an
             # index-only scan already in GROUP BY order.
             models.Index(
                 fields=["study", "scenario", "build", "clients"],

@@ -1,7 +1,7 @@
 """The study points: each build x scenario x clients of a study summarised (median, min, max, n).
 
 Pages read StudyPoint; this module keeps it in step with the trials. Call points_refresh wherever
-succeeded trials appear, change or go: trial_finish, the importer, the admin, `manage.py refresh_points`.
+counted trials appear, change or go: trial_finish, the importer, the admin, `manage.py refresh_points`.
 """
 
 from collections.abc import Iterable
@@ -10,12 +10,11 @@ from django.db import transaction
 from django.db.models import Count, Exists, Max, Min, OuterRef, QuerySet
 
 from benchdash.studies.models import Study, StudyPoint, Trial
-from benchdash.studies.queries import Median, finished_trials
+from benchdash.studies.queries import Median, counted_trials
+from benchdash.studies.results import PointKey
 
 POINT_FIELDS = ["median", "minimum", "maximum", "n"]
 POINT_KEY = ["study", "build", "scenario", "clients"]
-
-PointKey = tuple[int, int, int, int]  # study_id, build_id, scenario_id, clients
 
 
 def points_refresh(
@@ -23,8 +22,8 @@ def points_refresh(
 ) -> int:
     """Recompute the points of a study (or of the part the other arguments select) from its trials.
 
-    One aggregate over the selected succeeded trials, an upsert of what it gives, and a delete of the
-    selected points left without a succeeded trial. Returns how many points were written.
+    One aggregate over the selected counted trials, an upsert of what it gives, and a delete of the
+    selected points left without a counted trial. Returns how many points were written.
     """
     given = {"build_id": build_id, "scenario_id": scenario_id, "clients": clients}
     selection = {name: value for name, value in given.items() if value is not None}
@@ -43,7 +42,7 @@ def points_refresh(
 
 def _computed_points(study_id: int, selection: dict[str, int]) -> list[StudyPoint]:
     rows = (
-        finished_trials()
+        counted_trials()
         .filter(study_id=study_id, **selection)
         .values_list("scenario_id", "build_id", "clients")
         .annotate(median=Median("tps"), minimum=Min("tps"), maximum=Max("tps"), n=Count("tps"))
@@ -65,7 +64,7 @@ def _computed_points(study_id: int, selection: dict[str, int]) -> list[StudyPoin
 
 
 def _without_trials(study_id: int, selection: dict[str, int]) -> QuerySet[StudyPoint]:
-    trials_of_point = finished_trials().filter(
+    trials_of_point = counted_trials().filter(
         study_id=OuterRef("study_id"),
         scenario_id=OuterRef("scenario_id"),
         build_id=OuterRef("build_id"),

@@ -1,6 +1,7 @@
-"""The numbers behind a study page: medians, ranges and the ratio to the baseline build.
+"""The numbers behind a study page: points (medians, ranges) and the ratio to the baseline build.
 
-Pure functions over plain data; `queries.py` computes the same figures with SQL aggregation.
+Pure functions over plain data; `points.py` computes the same figures with SQL aggregation and keeps
+them in StudyPoint, which `queries.py` reads back as Point.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from dataclasses import dataclass, replace
 
 from benchdash.inventory.models import version_sort_key
 
-PointKey = tuple[int, int, int]  # build_id, scenario_id, clients
+PointKey = tuple[int, int, int, int]  # study_id, build_id, scenario_id, clients
 
 
 @dataclass(frozen=True)
 class TpsRow:
-    """One finished (succeeded) trial, reduced to what the summary needs."""
+    """One counted trial (succeeded, with a TPS), reduced to what its point needs."""
 
+    study_id: int
     build_id: int
     build_name: str
     build_version: str
@@ -29,8 +31,10 @@ class TpsRow:
 
 
 @dataclass(frozen=True)
-class SummaryPoint:
-    """One build x scenario x clients cell of a study.
+class Point:
+    """One build x scenario x clients of a study: the median, min, max and n of its counted trials.
+
+    The plain-data form of a StudyPoint row, for pure functions (tables, charts, the trends index).
 
     `ratio` is median / the baseline build's median at the same scenario and clients (the seeds'
     前バージョン比: 412.9373 / 437.2413 = 0.944, shown as 94%); None for the baseline itself or when the
@@ -38,6 +42,7 @@ class SummaryPoint:
     baseline do not overlap: the difference is larger than the run-to-run noise.
     """
 
+    study_id: int
     build_id: int
     build_name: str
     build_version: str
@@ -53,7 +58,7 @@ class SummaryPoint:
 
     @property
     def key(self) -> PointKey:
-        return (self.build_id, self.scenario_id, self.clients)
+        return (self.study_id, self.build_id, self.scenario_id, self.clients)
 
     @property
     def ratio_percent(self) -> int | None:
@@ -61,19 +66,19 @@ class SummaryPoint:
         return None if self.ratio is None else round(self.ratio * 100)
 
 
-def summarize(rows: Iterable[TpsRow], baseline_build_id: int | None) -> list[SummaryPoint]:
+def summarize(rows: Iterable[TpsRow], baseline_build_id: int | None) -> list[Point]:
     """Median, min, max and n per build x scenario x clients, then the comparison with the baseline.
 
-    Rows must be finished trials only; the result is ordered by scenario, clients, build version.
+    Rows must be counted trials only; the result is ordered by scenario, clients, build version.
     """
     groups: dict[PointKey, list[TpsRow]] = defaultdict(list)
     for row in rows:
-        groups[(row.build_id, row.scenario_id, row.clients)].append(row)
+        groups[(row.study_id, row.build_id, row.scenario_id, row.clients)].append(row)
     points = [_point(group) for group in groups.values()]
     return compare_with_baseline(points, baseline_build_id)
 
 
-def compare_with_baseline(points: Iterable[SummaryPoint], baseline_build_id: int | None) -> list[SummaryPoint]:
+def compare_with_baseline(points: Iterable[Point], baseline_build_id: int | None) -> list[Point]:
     """Fill `ratio` and `ranges_disjoint` from the baseline build's point at the same scenario and clients."""
     points = list(points)
     baselines = {(p.scenario_id, p.clients): p for p in points if p.build_id == baseline_build_id}
@@ -86,10 +91,11 @@ def ranges_disjoint(first: tuple[float, float], second: tuple[float, float]) -> 
     return first[1] < second[0] or second[1] < first[0]
 
 
-def _point(group: list[TpsRow]) -> SummaryPoint:
+def _point(group: list[TpsRow]) -> Point:
     first = group[0]
     values = [row.tps for row in group]
-    return SummaryPoint(
+    return Point(
+        study_id=first.study_id,
         build_id=first.build_id,
         build_name=first.build_name,
         build_version=first.build_version,
@@ -103,12 +109,12 @@ def _point(group: list[TpsRow]) -> SummaryPoint:
     )
 
 
-def _compared(point: SummaryPoint, baseline: SummaryPoint | None) -> SummaryPoint:
+def _compared(point: Point, baseline: Point | None) -> Point:
     if baseline is None or baseline.build_id == point.build_id or not baseline.median:
         return replace(point, ratio=None, ranges_disjoint=False)
     disjoint = ranges_disjoint((point.minimum, point.maximum), (baseline.minimum, baseline.maximum))
     return replace(point, ratio=point.median / baseline.median, ranges_disjoint=disjoint)
 
 
-def _display_order(point: SummaryPoint) -> tuple[str, int, int, str]:
+def _display_order(point: Point) -> tuple[str, int, int, str]:
     return (point.scenario_slug, point.clients, version_sort_key(point.build_version), point.build_name)

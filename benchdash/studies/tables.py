@@ -1,6 +1,6 @@
 """The comparison table of a study page: per scenario, a row per client level, a column per build.
 
-Pure functions over SummaryPoint (benchdash.studies.results).
+Pure functions over Points (benchdash.studies.results).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from benchdash.inventory.models import version_sort_key
-from benchdash.studies.results import SummaryPoint
+from benchdash.studies.results import Point
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class BuildColumn:
 class Cell:
     """One build at one client level, compared with the baseline build of the same row."""
 
-    point: SummaryPoint | None
+    point: Point | None
     column: BuildColumn
 
     @property
@@ -55,7 +55,7 @@ class ScenarioTable:
     scenario_name: str
     columns: list[BuildColumn]
     rows: list[ComparisonRow]
-    points: list[SummaryPoint]
+    points: list[Point]
 
     @property
     def compared_columns(self) -> list[BuildColumn]:
@@ -63,10 +63,10 @@ class ScenarioTable:
 
 
 def scenario_tables(
-    points: Iterable[SummaryPoint], baseline_build_id: int | None, scenario_names: Mapping[int, str] | None = None
+    points: Iterable[Point], baseline_build_id: int | None, scenario_names: Mapping[int, str] | None = None
 ) -> list[ScenarioTable]:
     """One table per scenario (in slug order), builds as columns with the baseline first, then by version."""
-    by_scenario: dict[int, list[SummaryPoint]] = defaultdict(list)
+    by_scenario: dict[int, list[Point]] = defaultdict(list)
     for point in points:
         by_scenario[point.scenario_id].append(point)
     names = scenario_names or {}
@@ -77,7 +77,7 @@ def scenario_tables(
     return sorted(tables, key=lambda table: table.scenario_slug)
 
 
-def _table(points: list[SummaryPoint], baseline_build_id: int | None, name: str) -> ScenarioTable:
+def _table(points: list[Point], baseline_build_id: int | None, name: str) -> ScenarioTable:
     columns = _columns(points, baseline_build_id)
     by_cell = {(point.clients, point.build_id): point for point in points}
     rows = [
@@ -90,7 +90,7 @@ def _table(points: list[SummaryPoint], baseline_build_id: int | None, name: str)
     return ScenarioTable(first.scenario_id, first.scenario_slug, name, columns, rows, points)
 
 
-def _columns(points: list[SummaryPoint], baseline_build_id: int | None) -> list[BuildColumn]:
+def _columns(points: list[Point], baseline_build_id: int | None) -> list[BuildColumn]:
     builds = {point.build_id: point for point in points}
     columns = [
         BuildColumn(build_id, point.build_name, point.build_version, build_id == baseline_build_id)

@@ -1,4 +1,4 @@
-"""Plotly figures of the trends page, as plain dicts: pure functions from the index and the curves."""
+"""Plotly figures of the trends page, as plain dicts: pure functions from the index and the studies' points."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from django.utils.translation import gettext as _
 
 from benchdash.inventory.models import version_sort_key
 from benchdash.studies.charts import PALETTE, tps_layout
-from benchdash.trends.index import CurvePoint, IndexPoint
+from benchdash.studies.results import Point
+from benchdash.trends.index import IndexPoint
 
 
 def index_figure(points: Sequence[IndexPoint], *, title: str = "") -> dict:
@@ -44,9 +45,9 @@ def index_figure(points: Sequence[IndexPoint], *, title: str = "") -> dict:
     return {"data": traces, "layout": layout}
 
 
-def study_curves_figure(points: Iterable[CurvePoint], *, title: str = "", y_title: str = "") -> dict:
+def study_curves_figure(points: Iterable[Point], *, title: str = "", y_title: str = "") -> dict:
     """One study's TPS-vs-clients curves: one line per version, through the medians."""
-    by_build: dict[int, list[CurvePoint]] = defaultdict(list)
+    by_build: dict[int, list[Point]] = defaultdict(list)
     for point in points:
         by_build[point.build_id].append(point)
     ordered = sorted(
@@ -106,7 +107,7 @@ def _break_annotation(first: IndexPoint, position: int) -> dict:
     }
 
 
-def _curve_trace(group: list[CurvePoint], color: str) -> dict:
+def _curve_trace(group: list[Point], color: str) -> dict:
     group = sorted(group, key=lambda point: point.clients)
     name = group[0].build_name
     return {

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from benchdash.inventory.models import major_version, version_sort_key
+from benchdash.studies.results import Point
 
 INDEX_START = 100.0
 
@@ -160,23 +161,11 @@ def _follow(
 
 
 @dataclass(frozen=True)
-class CurvePoint:
-    """One study's median TPS for one build at one client level (the TPS-vs-clients curves)."""
-
-    study_id: int
-    build_id: int
-    build_name: str
-    build_version: str
-    clients: int
-    median: float
-
-
-@dataclass(frozen=True)
 class ScenarioTrend:
     """Everything the trends page shows for one scenario.
 
     `index` is the chained version index; `links` every study's link, used or not; `studies` the
-    studies with figures for this scenario, oldest first; `curves` their medians by study, build, clients.
+    studies with figures for this scenario, oldest first; `points` theirs, by study, build, clients.
     """
 
     scenario_id: int
@@ -185,18 +174,18 @@ class ScenarioTrend:
     index: list[IndexPoint]
     links: list[VersionLink]
     studies: list[StudyRef]
-    curves: list[CurvePoint]
+    points: list[Point]
 
 
 def scenario_trend(
-    scenario: tuple[int, str, str], studies: Mapping[int, StudyRef], curves: Iterable[CurvePoint]
+    scenario: tuple[int, str, str], studies: Mapping[int, StudyRef], points: Iterable[Point]
 ) -> ScenarioTrend:
-    """Assemble one scenario's trend from its medians: links per study, then the chained index.
+    """Assemble one scenario's trend from its points: links per study, then the chained index.
 
     `scenario` is (id, slug, name); `studies` maps study id to its reference.
     """
-    by_study: dict[int, list[CurvePoint]] = defaultdict(list)
-    for point in curves:
+    by_study: dict[int, list[Point]] = defaultdict(list)
+    for point in points:
         by_study[point.study_id].append(point)
     refs = sorted((studies[study_id] for study_id in by_study), key=lambda ref: (ref.year, ref.study_id))
     links = [
@@ -204,7 +193,7 @@ def scenario_trend(
         for ref in refs
         for link in study_links(ref, {(p.build_version, p.clients): p.median for p in by_study[ref.study_id]})
     ]
-    ordered_curves = [point for ref in refs for point in sorted(by_study[ref.study_id], key=_curve_order)]
+    ordered_points = [point for ref in refs for point in sorted(by_study[ref.study_id], key=_point_order)]
     return ScenarioTrend(
         scenario_id=scenario[0],
         scenario_slug=scenario[1],
@@ -212,9 +201,9 @@ def scenario_trend(
         index=chained_version_index(links),
         links=links,
         studies=refs,
-        curves=ordered_curves,
+        points=ordered_points,
     )
 
 
-def _curve_order(point: CurvePoint) -> tuple[int, str, int]:
+def _point_order(point: Point) -> tuple[int, str, int]:
     return (version_sort_key(point.build_version), point.build_name, point.clients)

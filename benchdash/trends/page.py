@@ -1,4 +1,4 @@
-"""What the trends page shows per scenario: the index chart and table, and each study's curves."""
+"""What the trends page shows per scenario: the index chart and table, and each study's TPS-vs-clients chart."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 
 from benchdash.studies.models import Statistic, Study
+from benchdash.studies.results import Point
 from benchdash.trends.charts import index_figure, study_curves_figure
 from benchdash.trends.index import IndexPoint, ScenarioTrend
 
@@ -22,7 +23,9 @@ class IndexRow:
 
 
 @dataclass(frozen=True)
-class StudyCurves:
+class StudyChart:
+    """One study's TPS-vs-clients chart on the trends page."""
+
     study: Study
     figure_id: str
     figure: dict
@@ -34,7 +37,7 @@ class TrendSection:
     figure_id: str
     figure: dict
     rows: list[IndexRow]
-    studies: list[StudyCurves] = field(default_factory=list)
+    studies: list[StudyChart] = field(default_factory=list)
 
 
 def trend_sections(trends: list[ScenarioTrend], studies: Mapping[int, Study]) -> list[TrendSection]:
@@ -52,11 +55,11 @@ def index_rows(points: list[IndexPoint]) -> list[IndexRow]:
 
 def _section(trend: ScenarioTrend, studies: Mapping[int, Study]) -> TrendSection:
     by_study = defaultdict(list)
-    for point in trend.curves:
+    for point in trend.points:
         by_study[point.study_id].append(point)
     # Newest study first: that is the one a reader looks for.
-    curves = [
-        _study_curves(trend, studies[ref.study_id], by_study[ref.study_id])
+    charts = [
+        _study_chart(trend, studies[ref.study_id], by_study[ref.study_id])
         for ref in reversed(trend.studies)
         if ref.study_id in studies
     ]
@@ -65,11 +68,11 @@ def _section(trend: ScenarioTrend, studies: Mapping[int, Study]) -> TrendSection
         figure_id=f"index-{trend.scenario_id}",
         figure=index_figure(trend.index),
         rows=index_rows(trend.index),
-        studies=curves,
+        studies=charts,
     )
 
 
-def _study_curves(trend: ScenarioTrend, study: Study, points: list) -> StudyCurves:
+def _study_chart(trend: ScenarioTrend, study: Study, points: list[Point]) -> StudyChart:
     y_title = _("relative (baseline = 100)") if study.statistic == Statistic.RELATIVE else _("TPS")
     figure = study_curves_figure(points, y_title=y_title)
-    return StudyCurves(study=study, figure_id=f"curves-{trend.scenario_id}-{study.pk}", figure=figure)
+    return StudyChart(study=study, figure_id=f"curves-{trend.scenario_id}-{study.pk}", figure=figure)

@@ -60,7 +60,7 @@ def two_studies():
 def _rows_in_python(study):
     trials = Trial.objects.filter(study=study, status=Trial.Status.SUCCEEDED).select_related("build", "scenario")
     return [
-        TpsRow(t.build_id, t.build.name, t.build.version, t.scenario_id, t.scenario.slug, t.clients, t.tps)
+        TpsRow(t.study_id, t.build_id, t.build.name, t.build.version, t.scenario_id, t.scenario.slug, t.clients, t.tps)
         for t in trials
     ]
 
@@ -104,7 +104,7 @@ def test_the_trends_chain_the_two_studies_medians(two_studies):
         [100.0, index_13, index_13 * ratio(second, "13.4", "14.0", [1, 16, 32])]
     )
     assert [ref.year for ref in reference.studies] == [2020, 2021]
-    assert len(reference.curves) == 2 * 2 + 2 * 3
+    assert len(reference.points) == 2 * 2 + 2 * 3
 
 
 def test_the_update_scenario_has_one_link_from_the_newer_study(two_studies):

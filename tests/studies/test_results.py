@@ -11,7 +11,9 @@ REFERENCE, UPDATE = 10, 11
 def _rows(build_id: int, clients: int, *tps_values: float, scenario_id: int = REFERENCE) -> list[TpsRow]:
     version = {V13: "13.4", V14: "14.0"}[build_id]
     slug = {REFERENCE: "reference", UPDATE: "update"}[scenario_id]
-    return [TpsRow(build_id, f"PostgreSQL {version}", version, scenario_id, slug, clients, tps) for tps in tps_values]
+    return [
+        TpsRow(1, build_id, f"PostgreSQL {version}", version, scenario_id, slug, clients, tps) for tps in tps_values
+    ]
 
 
 def _point(points, build_id, clients, scenario_id=REFERENCE):

@@ -2,7 +2,8 @@
 
 import pytest
 
-from benchdash.trends.index import CurvePoint, StudyRef, VersionLink, chained_version_index, scenario_trend, study_links
+from benchdash.studies.results import Point
+from benchdash.trends.index import StudyRef, VersionLink, chained_version_index, scenario_trend, study_links
 
 STUDY_2013 = StudyRef(1, 2013, "9.2 vs 9.3")
 STUDY_2014 = StudyRef(2, 2014, "9.3 vs 9.4")
@@ -96,15 +97,19 @@ def test_relative_figures_are_their_own_index():
 
 
 def test_a_scenario_trend_chains_the_links_of_every_study():
-    curves = [
-        CurvePoint(2, 20, "PG 14.0", "14.0", 1, 412.9373),
-        CurvePoint(2, 19, "PG 13.4", "13.4", 1, 437.2413),
-        CurvePoint(1, 18, "PG 12.6", "12.6", 1, 300.0),
-        CurvePoint(1, 19, "PG 13.2", "13.2", 1, 330.0),
+    points = [
+        _point(2, 20, "14.0", 412.9373),
+        _point(2, 19, "13.4", 437.2413),
+        _point(1, 18, "12.6", 300.0),
+        _point(1, 19, "13.2", 330.0),
     ]
     studies = {1: StudyRef(1, 2020, "12 vs 13"), 2: StudyRef(2, 2021, "13 vs 14")}
-    trend = scenario_trend((5, "reference", "参照系"), studies, curves)
+    trend = scenario_trend((5, "reference", "参照系"), studies, points)
     assert [p.version for p in trend.index] == ["12", "13", "14"]
     assert [p.index for p in trend.index] == pytest.approx([100.0, 110.0, 110.0 * 412.9373 / 437.2413])
     assert [ref.year for ref in trend.studies] == [2020, 2021]
-    assert [(c.study_id, c.build_version) for c in trend.curves] == [(1, "12.6"), (1, "13.2"), (2, "13.4"), (2, "14.0")]
+    assert [(c.study_id, c.build_version) for c in trend.points] == [(1, "12.6"), (1, "13.2"), (2, "13.4"), (2, "14.0")]
+
+
+def _point(study_id: int, build_id: int, version: str, median: float) -> Point:
+    return Point(study_id, build_id, f"PG {version}", version, 5, "reference", 1, median, median, median, 1)
