@@ -1,4 +1,4 @@
-"""CSV downloads, streamed: trials and summary of a study, and the trends.
+"""CSV downloads, streamed: trials and summary of a study, and the cell rules every CSV file follows.
 
 The column headers are a stable interface, documented in docs/CSV.md. Files are UTF-8 with a BOM
 so that Excel reads Japanese titles correctly, and no text cell can run as a spreadsheet formula.
@@ -20,7 +20,6 @@ from django.utils.http import content_disposition_header
 from benchdash.studies.csv_copy import FlagText, InertText, LocalTimeText, copy_csv_chunks
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results import Point
-from benchdash.trends.index import IndexPoint, ScenarioTrend, StudyRef
 
 BOM = "\ufeff"
 ROWS_PER_CHUNK = 1000
@@ -65,21 +64,6 @@ SUMMARY_HEADER = (
     "n",
     "ratio_to_baseline",
     "ranges_disjoint",
-)
-TRENDS_HEADER = (
-    "kind",
-    "scenario",
-    "segment",
-    "version",
-    "index",
-    "link_ratio",
-    "study_id",
-    "year",
-    "study",
-    "build",
-    "build_version",
-    "clients",
-    "median_tps",
 )
 
 
@@ -173,29 +157,6 @@ def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, .
             "" if point.ratio is None else point.ratio,
             point.ranges_disjoint,
         )
-
-
-def trends_rows(trends: Iterable[ScenarioTrend]) -> Iterator[tuple[Any, ...]]:
-    """The chained index of every scenario (kind "index"), then every study's medians (kind "point")."""
-    trends = list(trends)
-    for trend in trends:
-        yield from (_index_row(trend.scenario_slug, point) for point in trend.index)
-    for trend in trends:
-        studies = {ref.study_id: ref for ref in trend.studies}
-        yield from (_point_row(trend.scenario_slug, studies[point.study_id], point) for point in trend.points)
-
-
-def _index_row(scenario_slug: str, point: IndexPoint) -> tuple[Any, ...]:
-    link = point.link
-    study = ("", "", "") if link is None else (link.study.study_id, link.study.year, link.study.title)
-    ratio = "" if link is None else link.ratio
-    return ("index", scenario_slug, point.segment, point.version, point.index, ratio, *study, "", "", "", "")
-
-
-def _point_row(scenario_slug: str, study: StudyRef, point: Point) -> tuple[Any, ...]:
-    study_cells = (study.study_id, study.year, study.title)
-    point_cells = (point.build_name, point.build_version, point.clients, point.median)
-    return ("point", scenario_slug, "", "", "", "", *study_cells, *point_cells)
 
 
 def _cell(value: Any) -> Any:

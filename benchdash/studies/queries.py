@@ -7,14 +7,10 @@ trials change), never the trials themselves: 1,000,000 trials across 40 studies 
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable
-
 from django.db.models import Aggregate, F, FloatField, QuerySet
 
-from benchdash.studies.models import Scenario, Study, StudyPoint, Trial
+from benchdash.studies.models import Study, StudyPoint, Trial
 from benchdash.studies.results import Point, compare_with_baseline
-from benchdash.trends.index import ScenarioTrend, StudyRef, VersionLink, scenario_trend
 
 
 class Median(Aggregate):
@@ -52,33 +48,3 @@ def points_of(study_points: QuerySet[StudyPoint]) -> list[Point]:
 def study_summary(study: Study) -> list[Point]:
     """The points of one study (median, min, max, n per build x scenario x clients), compared with its baseline."""
     return compare_with_baseline(points_of(StudyPoint.objects.filter(study=study)), study.baseline_id)
-
-
-def trends_data() -> list[ScenarioTrend]:
-    """Per scenario with figures: the chained version index, every study's links and its points.
-
-    Three queries whatever the number of trials: the points, the studies, the scenarios.
-    """
-    by_scenario = _points_by_scenario(StudyPoint.objects.all())
-    studies = _study_refs(point.study_id for points in by_scenario.values() for point in points)
-    scenarios = Scenario.objects.filter(id__in=by_scenario).order_by("slug").values_list("id", "slug", "name")
-    return [scenario_trend(scenario, studies, by_scenario[scenario[0]]) for scenario in scenarios]
-
-
-def trend_links(scenario: Scenario) -> list[VersionLink]:
-    """Every study's version links for one scenario, oldest study first."""
-    points = _points_by_scenario(StudyPoint.objects.filter(scenario=scenario)).get(scenario.id, [])
-    studies = _study_refs(point.study_id for point in points)
-    return scenario_trend((scenario.id, scenario.slug, scenario.name), studies, points).links
-
-
-def _points_by_scenario(study_points: QuerySet[StudyPoint]) -> dict[int, list[Point]]:
-    by_scenario: dict[int, list[Point]] = defaultdict(list)
-    for point in points_of(study_points):
-        by_scenario[point.scenario_id].append(point)
-    return by_scenario
-
-
-def _study_refs(study_ids: Iterable[int]) -> dict[int, StudyRef]:
-    rows = Study.objects.filter(id__in=set(study_ids)).values_list("id", "year", "title")
-    return {study_id: StudyRef(study_id=study_id, year=year, title=title) for study_id, year, title in rows}

@@ -5,8 +5,8 @@ from django.shortcuts import render
 
 from benchdash.access import read_access
 from benchdash.studies.models import Study
-from benchdash.studies.queries import trends_data
 from benchdash.trends.page import trend_sections
+from benchdash.trends.queries import trends_data
 
 
 @read_access

@@ -4,8 +4,9 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from benchdash.access import read_access
-from benchdash.studies.csv_export import TRENDS_HEADER, csv_response, python_csv, trends_rows
-from benchdash.studies.queries import trends_data
+from benchdash.studies.csv_export import csv_response, python_csv
+from benchdash.trends.csv_export import TRENDS_HEADER, trends_rows
+from benchdash.trends.queries import trends_data
 
 
 @require_GET

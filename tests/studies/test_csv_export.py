@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 import pytest
 from django.urls import reverse
 
-from benchdash.studies.csv_export import SUMMARY_HEADER, TRENDS_HEADER, TRIAL_HEADER, inert, trials_csv_chunks
+from benchdash.studies.csv_export import SUMMARY_HEADER, TRIAL_HEADER, inert, trials_csv_chunks
 from benchdash.studies.models import Trial
+from benchdash.trends.csv_export import TRENDS_HEADER
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
 
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,10 @@ import pytest
 from benchdash.inventory.models import Build
 from benchdash.studies import services
 from benchdash.studies.models import Scenario, Study, StudyPoint, Trial
-from benchdash.studies.queries import study_summary, trend_links, trends_data
+from benchdash.studies.queries import study_summary
 from benchdash.studies.results import TpsRow, summarize
 from benchdash.trends.importer import import_published_results
+from benchdash.trends.queries import trend_links, trends_data
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
 from workers.spec import TrialOutcome
 
