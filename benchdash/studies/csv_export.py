@@ -26,29 +26,31 @@ ROWS_PER_CHUNK = 1000
 # A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
-TRIAL_HEADER = (
-    "study_id",
-    "study",
-    "year",
-    "host",
-    "build",
-    "build_version",
-    "scenario",
-    "clients",
-    "threads",
-    "repetition",
-    "order",
-    "status",
-    "published",
-    "tps",
-    "tps_including_connections",
-    "latency_avg_ms",
-    "latency_stddev_ms",
-    "transactions",
-    "failed_transactions",
-    "started_at",
-    "finished_at",
+# The trials file: each column's header and the cell PostgreSQL renders for it, in file order.
+TRIAL_COLUMNS: tuple[tuple[str, Any], ...] = (
+    ("study_id", "study_id"),
+    ("study", InertText("study__title")),
+    ("year", "study__year"),
+    ("host", InertText("host__name")),
+    ("build", InertText("build__name")),
+    ("build_version", InertText("build__version")),
+    ("scenario", InertText("scenario__slug")),
+    ("clients", "clients"),
+    ("threads", "threads"),
+    ("repetition", "repetition"),
+    ("order", "position"),
+    ("status", "status"),
+    ("published", FlagText("published")),
+    ("tps", "tps"),
+    ("tps_including_connections", "tps_including_connections"),
+    ("latency_avg_ms", "latency_avg_ms"),
+    ("latency_stddev_ms", "latency_stddev_ms"),
+    ("transactions", "transactions"),
+    ("failed_transactions", "failed_transactions"),
+    ("started_at", LocalTimeText("started_at")),
+    ("finished_at", LocalTimeText("finished_at")),
 )
+TRIAL_HEADER = tuple(header for header, _cell in TRIAL_COLUMNS)
 SUMMARY_HEADER = (
     "study_id",
     "study",
@@ -109,34 +111,9 @@ def trials_csv_chunks(study: Study) -> Iterator[bytes]:
 
 
 def trial_rows(study: Study) -> QuerySet[Trial]:
-    """The trials file's cells in TRIAL_HEADER order, each rendered by PostgreSQL as the file wants it."""
-    return (
-        Trial.objects.filter(study=study)
-        .order_by("position", "id")
-        .values_list(
-            "study_id",
-            InertText("study__title"),
-            "study__year",
-            InertText("host__name"),
-            InertText("build__name"),
-            InertText("build__version"),
-            InertText("scenario__slug"),
-            "clients",
-            "threads",
-            "repetition",
-            "position",
-            "status",
-            FlagText("published"),
-            "tps",
-            "tps_including_connections",
-            "latency_avg_ms",
-            "latency_stddev_ms",
-            "transactions",
-            "failed_transactions",
-            LocalTimeText("started_at"),
-            LocalTimeText("finished_at"),
-        )
-    )
+    """The trials file's cells (TRIAL_COLUMNS), each rendered by PostgreSQL as the file wants it."""
+    cells = [cell for _header, cell in TRIAL_COLUMNS]
+    return Trial.objects.filter(study=study).order_by("position", "id").values_list(*cells)
 
 
 def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, ...]]:
