@@ -5,7 +5,6 @@ from datetime import datetime
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Host
-from benchdash.studies.models import Trial
 
 # Facts are collected by workers/facts.py; a key not listed here is still shown, under its own name.
 FACT_LABELS = {
@@ -67,8 +66,9 @@ def latest_facts(host: Host) -> tuple[dict[str, object], datetime | None]:
     """The host's own facts, else those the newest finished trial on it recorded, with when they were read."""
     if host.facts:
         return host.facts, host.facts_updated_at
+    # Through the trials' relation to the host: inventory knows no study model.
     row = (
-        Trial.objects.filter(host=host, finished_at__isnull=False)
+        host.trials.filter(finished_at__isnull=False)
         .exclude(host_facts={})
         .order_by("-finished_at")
         .values_list("host_facts", "finished_at")
