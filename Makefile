@@ -1,5 +1,7 @@
 # The two commands: `make run` and `make test`. Both set up what is missing first.
-.PHONY: run test setup lint stop bench
+# `make check` is the fast lane: ruff, mypy, the import contracts and the tests that need no servers; it sets up
+# nothing and starts nothing, so it needs the .venv that `make test` or `make run` made.
+.PHONY: run test check setup lint imports need-venv stop bench
 
 # Settings may live in .env (see .env.example); every step below sees them.
 ifneq (,$(wildcard .env))
@@ -15,12 +17,24 @@ run: setup
 	@echo "benchdash: http://127.0.0.1:8000  (Ctrl-C stops the web server, worker and beat)"
 	@.venv/bin/honcho --procfile deploy/Procfile --app-root . start
 
-lint:
+need-venv:
+	@test -x .venv/bin/python || { echo "benchdash: no .venv here: run make test or make run once first" >&2; exit 1; }
+	@[ "$$(cat .venv/.requirements.sha256 2>/dev/null)" = "$$(sha256sum requirements.txt | cut -d' ' -f1)" ] || \
+	  { echo "benchdash: .venv is older than requirements.txt: run make test or make run once first" >&2; exit 1; }
+
+lint: need-venv
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy benchdash workers
 
-test: setup lint
+# The layers in pyproject.toml ([tool.importlinter]); --no-cache leaves no cache directory in the tree.
+imports: need-venv
+	.venv/bin/lint-imports --no-logo --no-cache
+
+check: lint imports
+	.venv/bin/pytest -m "not servers" -q
+
+test: setup lint imports
 	.venv/bin/pytest
 
 stop:

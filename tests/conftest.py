@@ -1,3 +1,39 @@
 """Fixtures shared by all tests. Fixture plugins live in their own modules and are registered here."""
 
+import pytest
+
 pytest_plugins = ["tests.sshd", "tests.pgbuilds"]
+
+# Fixtures that need something running: the store (pytest-django), sshd and the local target (tests/sshd.py),
+# PostgreSQL builds and clusters (tests/pgbuilds.py), Redis and Celery (tests/queue/conftest.py).
+SERVER_FIXTURES = frozenset(
+    {
+        "db",
+        "transactional_db",
+        "client",
+        "admin_client",
+        "admin_user",
+        "django_user_model",
+        "live_server",
+        "ssh_target",
+        "local_target",
+        "any_transport",
+        "installed_build",
+        "archive_build",
+        "running_clusters",
+        "broker",
+        "celery_processes",
+    }
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark `servers` every test that needs one, so that `pytest -m "not servers"` runs the rest with nothing up.
+
+    A fixture counts wherever the test reaches it, through other fixtures too: item.fixturenames is the closure.
+    A module that reaches a server without a fixture says so itself with `pytestmark = pytest.mark.servers`.
+    """
+    for item in items:
+        fixture_names = set(getattr(item, "fixturenames", ()))
+        if item.get_closest_marker("django_db") or fixture_names & SERVER_FIXTURES:
+            item.add_marker(pytest.mark.servers)

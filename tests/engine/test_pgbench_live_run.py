@@ -9,6 +9,7 @@ from django.conf import settings
 from workers.pgbench import parse_pgbench_output, pgbench_command
 
 PGBENCH = Path("/usr/lib/postgresql/15/bin/pgbench")
+pytestmark = pytest.mark.servers  # pgbench against the store's own address
 
 
 @pytest.mark.skipif(not PGBENCH.exists(), reason="pgbench 15 is not installed")
