@@ -29,6 +29,9 @@ missing_packages() {
   command -v sar >/dev/null || missing+=(sysstat)
   command -v perf >/dev/null || missing+=(linux-perf)
   command -v msgfmt >/dev/null || missing+=(gettext)
+  # the browser tests (tests/browser/): Debian's chromium, driven through Debian's chromedriver
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
   command -v runuser >/dev/null || missing+=(util-linux)
   python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
   echo "${missing[@]:-}"

@@ -2,7 +2,7 @@
 
 import pytest
 
-pytest_plugins = ["tests.sshd", "tests.pgbuilds"]
+pytest_plugins = ["tests.sshd", "tests.pgbuilds", "tests.browser"]
 
 # Fixtures that need something running: the store (pytest-django), sshd and the local target (tests/sshd.py),
 # PostgreSQL builds and clusters (tests/pgbuilds.py), Redis and Celery (tests/queue/conftest.py).
@@ -15,6 +15,7 @@ SERVER_FIXTURES = frozenset(
         "admin_user",
         "django_user_model",
         "live_server",
+        "browser",
         "ssh_target",
         "local_target",
         "any_transport",

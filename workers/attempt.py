@@ -38,6 +38,8 @@ def add_profile(outcome: TrialOutcome, profiled: TrialOutcome) -> None:
     """perf runs in an extra, unreported run of the same point, so it never touches the measured TPS."""
     if "perf_folded" in profiled.artifacts:
         outcome.artifacts["perf_folded"] = profiled.artifacts["perf_folded"]
+    # Why perf gave nothing is noted in the profiled run: the trial's notes carry it to the evidence.
+    outcome.notes.extend(note for note in profiled.notes if note.startswith("perf"))
     outcome.notes.append("perf: from an extra profiled run" if profiled.ok else f"perf run failed: {profiled.error}")
 
 

@@ -3,8 +3,11 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
-from benchdash.studies.models import Artifact, Scenario, Study, StudyPreset, Trial
+from benchdash.studies.models import Artifact, Scenario, Study, StudyPreset, Trial, TrialEvidence
 from benchdash.studies.points import points_refresh_keys, trial_point_keys
 
 
@@ -49,10 +52,21 @@ class StudyAdmin(admin.ModelAdmin):
     inlines = [TrialInline]
 
 
-class ArtifactInline(admin.TabularInline):
+class ArtifactLink:
+    @admin.display(description=_("file"))
+    def download(self, artifact: Artifact) -> str:
+        """Through the download view, which checks read access: never a /media/ URL."""
+        if not artifact.pk:
+            return "—"
+        url = reverse("studies:artifact", args=[artifact.pk])
+        return format_html('<a href="{}">{}</a>', url, artifact.download_name)
+
+
+class ArtifactInline(ArtifactLink, admin.TabularInline):
     model = Artifact
     extra = 0
-    readonly_fields = ["kind", "file", "size", "created_at"]
+    fields = readonly_fields = ("kind", "download", "size", "created_at")
+    can_delete = False
 
 
 @admin.register(Trial)
@@ -92,7 +106,15 @@ class TrialAdmin(admin.ModelAdmin):
 
 
 @admin.register(Artifact)
-class ArtifactAdmin(admin.ModelAdmin):
-    list_display = ["trial", "kind", "size", "created_at"]
+class ArtifactAdmin(ArtifactLink, admin.ModelAdmin):
+    list_display = ["trial", "kind", "size", "created_at", "download"]
     list_filter = ["kind"]
+    # The file is kept as it came off the target; the form shows it through the download view.
+    fields = readonly_fields = ("trial", "kind", "download", "size", "created_at")
+
+
+@admin.register(TrialEvidence)
+class TrialEvidenceAdmin(admin.ModelAdmin):
+    list_display = ["trial", "computed_at", "cpu_user", "cpu_system", "cpu_iowait", "wait_samples", "perf_samples"]
     raw_id_fields = ["trial"]
+    exclude = ["series", "perf_flame"]

@@ -1,5 +1,7 @@
 """What we run and what came out: scenarios, study presets, studies, trials and their raw files."""
 
+import posixpath
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
@@ -170,6 +172,8 @@ class Study(models.Model):
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     notes = models.TextField(_("notes"), blank=True)
+    # What the members concluded, for the yearly report; members with "change study" write it.
+    conclusions = models.TextField(_("notes and conclusions"), blank=True)
 
     class Meta:
         ordering = ["-year", "-created_at"]
@@ -307,6 +311,20 @@ class Artifact(models.Model):
     def __str__(self) -> str:
         return f"{self.trial_id} {self.kind}"
 
+    @property
+    def download_name(self) -> str:
+        """study-3-trial-41-sar.sa: says whose file it is once it sits in a downloads folder."""
+        extension = posixpath.splitext(self.file.name or "")[1] or ".txt"
+        return f"study-{self.trial.study_id}-trial-{self.trial_id}-{self.kind}{extension}"
+
+    @property
+    def content_type(self) -> str:
+        if self.kind == self.Kind.SAR:
+            return "application/octet-stream"  # sadc's binary file: read it with sadf
+        if (self.file.name or "").endswith(".json"):
+            return "application/json"
+        return "text/plain; charset=utf-8"
+
 
 class StudyPoint(models.Model):
     """Median, min, max and n of one build x scenario x clients of a study, over its succeeded trials.
@@ -335,3 +353,54 @@ class StudyPoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.study_id} b={self.build_id} s={self.scenario_id} c={self.clients}: {self.median}"
+
+
+class TrialEvidence(models.Model):
+    """What sar, wait-event sampling, perf and pgbench's progress say about one trial, summarised once.
+
+    Written by studies/evidence/store.py when the trial finishes (and by `manage.py refresh_evidence`
+    from the stored artifacts), so that pages aggregate a few figures per trial instead of parsing raw
+    files on every view. `series` (the per-second curves) and `perf_flame` are read by the trial page only.
+    """
+
+    class State(models.TextChoices):
+        OK = "ok", _("collected")
+        OFF = "off", _("off for this study")
+        NOT_PROFILED = "not_profiled", _("profiled at the first repetition only")
+        NO_DATA = "no_data", _("no data")
+
+    trial = models.OneToOneField(
+        Trial, verbose_name=_("trial"), primary_key=True, on_delete=models.CASCADE, related_name="evidence"
+    )
+    computed_at = models.DateTimeField(_("computed"), auto_now=True)
+    # collector name (progress, sar, wait_events, perf) -> {"state": State, "reason": why there is no data}
+    collectors = models.JSONField(_("collectors"), default=dict)
+    progress_seconds = models.PositiveIntegerField(_("seconds of progress"), default=0)
+    tps_cv = models.FloatField(_("coefficient of variation of TPS"), null=True, blank=True)
+    warmup_s = models.FloatField(_("warm-up (s)"), null=True, blank=True)
+    unstable = models.BooleanField(_("unstable"), default=False)
+    cpus = models.PositiveIntegerField(_("CPUs"), null=True, blank=True)
+    cpu_user = models.FloatField(_("CPU user %"), null=True, blank=True)
+    cpu_system = models.FloatField(_("CPU system %"), null=True, blank=True)
+    cpu_iowait = models.FloatField(_("CPU iowait %"), null=True, blank=True)
+    cpu_steal = models.FloatField(_("CPU steal %"), null=True, blank=True)
+    cpu_idle = models.FloatField(_("CPU idle %"), null=True, blank=True)
+    cpu_ms_per_transaction = models.FloatField(_("CPU ms per transaction"), null=True, blank=True)
+    disk_device = models.CharField(_("busiest disk"), max_length=64, blank=True)
+    disk_util_percent = models.FloatField(_("disk utilisation %"), null=True, blank=True)
+    disk_await_ms = models.FloatField(_("disk await (ms)"), null=True, blank=True)
+    memory_used_percent = models.FloatField(_("memory used %"), null=True, blank=True)
+    wait_samples = models.PositiveIntegerField(_("wait-event samples"), default=0)
+    wait_events = models.JSONField(_("wait events"), default=list)  # [{wait_event_type, wait_event, count}]
+    perf_samples = models.PositiveIntegerField(_("perf samples"), default=0)
+    perf_self = models.JSONField(_("perf self shares"), default=list)  # [{function, samples, share}]
+    perf_children = models.JSONField(_("perf children shares"), default=list)
+    perf_flame = models.JSONField(_("perf call tree"), default=dict)  # labels, parents, values
+    series = models.JSONField(_("time series"), default=dict)
+
+    class Meta:
+        verbose_name = _("trial evidence")
+        verbose_name_plural = _("trial evidence")
+
+    def __str__(self) -> str:
+        return f"evidence of trial {self.trial_id}"

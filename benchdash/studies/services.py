@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from benchdash.celery import RUN_TRIAL_TASK, app
 from benchdash.inventory.models import Host
+from benchdash.studies.evidence.store import evidence_refresh
 from benchdash.studies.models import Artifact, Study, Trial
 from benchdash.studies.plan import PlannedTrial, plan_study
 from benchdash.studies.points import points_refresh
@@ -181,6 +182,7 @@ def trial_finish(*, trial: Trial, outcome: TrialOutcome) -> Trial:
             study_id=locked.study_id, build_id=locked.build_id, scenario_id=locked.scenario_id, clients=locked.clients
         )
     _store_artifacts(locked, outcome.artifacts)
+    evidence_refresh(trial=locked, artifacts=outcome.artifacts)
     # Facts reused from earlier in the study (no "facts" phase) are already on the host.
     if outcome.host_facts and "facts" in outcome.timings and locked.host_id:
         facts = {name: value for name, value in outcome.host_facts.items() if name != "client_host"}

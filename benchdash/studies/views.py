@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from benchdash.access import read_access
 from benchdash.inventory.models import Build
 from benchdash.studies.charts import tps_by_clients_figure
+from benchdash.studies.evidence.page import study_evidence
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.queries import study_summary
 from benchdash.studies.tables import scenario_tables
@@ -38,5 +39,6 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "sections": list(zip(tables, charts, strict=True)),
         "builds": study.builds.order_by("version_sort", "name"),
         "trials": Paginator(trials, TRIALS_PER_PAGE).get_page(request.GET.get("page")),
+        "evidence": study_evidence(study, tables, perf_clients=request.GET.get("perf_clients")),
     }
     return render(request, "studies/detail.html", ctx)

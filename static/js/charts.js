@@ -1,24 +1,89 @@
-// Draws every element with data-figure="ID" from the JSON in <script id="ID" type="application/json">.
+// Draws every element with data-figure="ID" from the JSON in <script id="ID" type="application/json">, and exports a
+// chart as a 16:9 PNG or SVG that carries its title, the study, the host and the source (#chart-export).
+// Nothing here offers to send a chart off the machine: no plotly logo, no "share"/cloud button, no server URL.
 "use strict";
 
-window.benchdashCharts = {
-  config: function (pngName) {
+window.benchdashCharts = (function () {
+  var EXPORT_WIDTH = 1600;
+  var EXPORT_HEIGHT = 900; // 16:9
+  var CLOUD_BUTTONS = ["sendChartToCloud", "editInChartStudio", "toImage", "select2d", "lasso2d"];
+
+  function exportInfo() {
+    var element = document.getElementById("chart-export");
+    return element ? element.dataset : {};
+  }
+
+  // A copy of the chart's figure with the title on top and the study, host and source under the plot.
+  function exportFigure(chart) {
+    var info = exportInfo();
+    var layout = JSON.parse(JSON.stringify(chart.layout || {}));
+    var lines = [info.captionStudy, info.captionHost, info.captionSource].filter(Boolean);
+    if (!lines.length) {
+      lines = [document.title, "benchdash: " + window.location.href];
+    }
+    layout.title = { text: chart.dataset.exportTitle || "", x: 0.02, xanchor: "left", font: { size: 22 } };
+    layout.width = EXPORT_WIDTH;
+    layout.height = EXPORT_HEIGHT;
+    layout.margin = Object.assign({}, layout.margin || {}, { t: 90, b: 150 });
+    layout.annotations = (layout.annotations || []).concat([{
+      text: lines.join("<br>"), xref: "paper", yref: "paper", x: 0, y: -0.13, xanchor: "left", yanchor: "top",
+      align: "left", showarrow: false, font: { size: 13, color: "#444" },
+    }]);
+    return { data: chart.data, layout: layout };
+  }
+
+  function exportImage(chart, format) {
+    var figure = exportFigure(chart);
+    var options = { format: format, width: EXPORT_WIDTH, height: EXPORT_HEIGHT, scale: format === "png" ? 2 : 1 };
+    return window.Plotly.toImage(figure, options);
+  }
+
+  function download(chart, format) {
+    return exportImage(chart, format).then(function (url) {
+      var link = document.createElement("a");
+      link.href = url;
+      link.download = (chart.dataset.pngName || "benchdash") + "." + format;
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+    });
+  }
+
+  function config(pngName) {
+    var info = exportInfo();
+    var icons = window.Plotly ? window.Plotly.Icons : {};
     return {
       responsive: true,
       displaylogo: false,
-      modeBarButtonsToRemove: ["select2d", "lasso2d"],
+      showSendToCloud: false,
+      showEditInChartStudio: false,
+      showLink: false,
+      plotlyServerURL: "",
+      modeBarButtonsToRemove: CLOUD_BUTTONS,
+      modeBarButtonsToAdd: [
+        { name: "benchdash-png", title: info.labelPng || "PNG", icon: icons.camera, click: function (gd) { download(gd, "png"); } },
+        { name: "benchdash-svg", title: info.labelSvg || "SVG", icon: icons.disk, click: function (gd) { download(gd, "svg"); } },
+      ],
       toImageButtonOptions: { format: "png", filename: pngName || "benchdash", scale: 2 },
     };
-  },
+  }
 
-  drawAll: function (root) {
+  function figureOf(element) {
+    var source = document.getElementById(element.dataset.figure);
+    return source ? JSON.parse(source.textContent) : null;
+  }
+
+  // Draws what is not drawn yet, and redraws in place (Plotly.react) what is.
+  function drawAll(root) {
     (root || document).querySelectorAll("[data-figure]").forEach(function (element) {
-      var source = document.getElementById(element.dataset.figure);
-      if (!source || !window.Plotly) {
+      var figure = figureOf(element);
+      if (!figure || !window.Plotly) {
         return;
       }
-      var figure = JSON.parse(source.textContent);
-      window.Plotly.newPlot(element, figure.data, figure.layout, window.benchdashCharts.config(element.dataset.pngName));
+      var draw = element.classList.contains("js-plotly-plot") ? window.Plotly.react : window.Plotly.newPlot;
+      draw(element, figure.data, figure.layout, config(element.dataset.pngName));
     });
-  },
-};
+  }
+
+  return { config: config, drawAll: drawAll, exportImage: exportImage, exportFigure: exportFigure };
+})();

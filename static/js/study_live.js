@@ -1,5 +1,6 @@
-// The live panel of a study: polls the progress JSON every 2 s; when a trial finishes it re-fetches the page and
-// swaps in the new tables, redrawing the charts with Plotly.react, without reloading the page.
+// The live panel of a study: polls the progress JSON every 2 s and keeps the panel and the title's status badge
+// current; when a trial finishes (or the study ends) it re-fetches the page and swaps in the new results, redrawing
+// the charts with Plotly.react, without reloading the page. Stylesheets live in <head> and are never touched.
 "use strict";
 
 (function () {
@@ -39,6 +40,10 @@
 
   function show(progress) {
     setText("status_label", progress.status_label);
+    document.querySelectorAll("[data-study-status]").forEach(function (badge) {
+      badge.textContent = progress.status_label;
+      badge.className = "badge " + progress.status;
+    });
     panel.querySelector('[data-live="status_label"]').className = "badge " + progress.status;
     setText("finished", progress.finished);
     setText("total", progress.total);
@@ -58,54 +63,33 @@
     }
   }
 
-  function redrawChart(oldChart, newDoc) {
-    var source = newDoc.getElementById(oldChart.dataset.figure);
-    var current = document.getElementById(oldChart.dataset.figure);
-    if (!source || !current || !window.Plotly) {
-      return;
-    }
-    current.textContent = source.textContent;
-    var figure = JSON.parse(source.textContent);
-    window.Plotly.react(oldChart, figure.data, figure.layout, window.benchdashCharts.config(oldChart.dataset.pngName));
+  // The page's content under <main>, without the live panel, scripts and stylesheets, which stay as they are.
+  function contentOf(main) {
+    return Array.prototype.filter.call(main.children, function (child) {
+      return child.id !== "study-live" && child.tagName !== "SCRIPT" && child.tagName !== "LINK" && child.tagName !== "STYLE";
+    });
   }
 
-  function sectionIds(root) {
-    return Array.prototype.map.call(root.querySelectorAll(".scenario-section"), function (s) { return s.id; }).join(",");
-  }
-
-  // Sections whose scenario is already drawn keep their chart element (Plotly.react); the rest is swapped.
+  // Swap in the fresh content; a chart already drawn keeps its element (moved into the fresh content) and is
+  // redrawn in place with Plotly.react, so the page neither flickers nor jumps.
   function refreshResults(newDoc) {
     var main = document.querySelector("main.page");
     var newMain = newDoc.querySelector("main.page");
     if (!main || !newMain) {
       return;
     }
-    if (sectionIds(main) !== sectionIds(newMain)) {
-      var keep = document.getElementById("study-live");
-      Array.prototype.slice.call(main.children).forEach(function (child) {
-        if (child !== keep && !child.contains(keep) && child.tagName !== "SCRIPT") { child.remove(); }
+    var drawn = {};
+    main.querySelectorAll(".js-plotly-plot[data-figure]").forEach(function (chart) { drawn[chart.dataset.figure] = chart; });
+    var fresh = contentOf(newMain).map(function (child) { return document.importNode(child, true); });
+    fresh.forEach(function (child) {
+      child.querySelectorAll("[data-figure]").forEach(function (placeholder) {
+        var kept = drawn[placeholder.dataset.figure];
+        if (kept) { placeholder.replaceWith(kept); }
       });
-      Array.prototype.slice.call(newMain.children).forEach(function (child) {
-        if (child.id !== "study-live" && child.tagName !== "SCRIPT" && child.tagName !== "LINK") { main.appendChild(child); }
-      });
-      if (window.benchdashCharts) { window.benchdashCharts.drawAll(main); }
-      return;
-    }
-    main.querySelectorAll(".scenario-section").forEach(function (section) {
-      var fresh = newDoc.getElementById(section.id);
-      Array.prototype.slice.call(section.children).forEach(function (child) {
-        if (!child.classList.contains("chart") && child.tagName !== "SCRIPT") { child.remove(); }
-      });
-      Array.prototype.slice.call(fresh.children).forEach(function (child) {
-        if (!child.classList.contains("chart") && child.tagName !== "SCRIPT") { section.appendChild(child); }
-      });
-      section.querySelectorAll("[data-figure]").forEach(function (chart) { redrawChart(chart, newDoc); });
     });
-    var trials = document.getElementById("trials");
-    var newTrials = newDoc.getElementById("trials");
-    if (trials && newTrials) {
-      trials.replaceWith(newTrials);
-    }
+    contentOf(main).forEach(function (child) { child.remove(); });
+    fresh.forEach(function (child) { main.appendChild(child); });
+    if (window.benchdashCharts) { window.benchdashCharts.drawAll(main); }
   }
 
   function fetchPage() {

@@ -1,0 +1,55 @@
+"""The report view of a study: the seeds' tables (clients down, builds across, median TPS, 前バージョン比 in %)
+as CSV rows, and the form of the study's notes and conclusions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from benchdash.studies.models import Study
+from benchdash.studies.tables import BuildColumn, ScenarioTable
+
+
+class ConclusionsForm(forms.ModelForm):
+    class Meta:
+        model = Study
+        fields = ["conclusions"]
+        widgets = {"conclusions": forms.Textarea(attrs={"rows": 8})}
+        help_texts = {"conclusions": _("What the figures show and why, as it goes into the yearly report.")}
+
+
+def report_columns(tables: Sequence[ScenarioTable]) -> list[BuildColumn]:
+    """Every build of the study's tables once, in table order (the baseline first, then by version)."""
+    seen: dict[int, BuildColumn] = {}
+    for table in tables:
+        for column in table.columns:
+            seen.setdefault(column.build_id, column)
+    return list(seen.values())
+
+
+def report_header(columns: Sequence[BuildColumn]) -> list[str]:
+    baseline = next((column.name for column in columns if column.is_baseline), "")
+    medians = [f"{column.name} median_tps" for column in columns]
+    ratios = [f"{column.name} / {baseline} %" for column in columns if not column.is_baseline]
+    return ["scenario", "clients", *medians, *ratios]
+
+
+def report_rows(tables: Sequence[ScenarioTable], columns: Sequence[BuildColumn]) -> Iterator[list[Any]]:
+    """A row per scenario x clients: each build's median TPS, then each build's ratio to the baseline in %."""
+    for table in tables:
+        for row in table.rows:
+            cells = {cell.column.build_id: cell.point for cell in row.cells}
+            medians = [_median(cells.get(column.build_id)) for column in columns]
+            ratios = [_ratio(cells.get(column.build_id)) for column in columns if not column.is_baseline]
+            yield [table.scenario_slug, row.clients, *medians, *ratios]
+
+
+def _median(point: Any) -> float | str:
+    return "" if point is None else point.median
+
+
+def _ratio(point: Any) -> int | str:
+    return "" if point is None or point.ratio_percent is None else point.ratio_percent
