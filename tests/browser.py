@@ -7,6 +7,7 @@ import shutil
 from collections.abc import Iterator
 
 import pytest
+from django.db import DEFAULT_DB_ALIAS, connections
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -45,6 +46,13 @@ def chromium_session() -> Iterator[object]:
 
 @pytest.fixture
 def browser(chromium_session, live_server) -> Iterator[object]:
-    """The session's browser for one test; afterwards it leaves the page, so nothing polls a server that is gone."""
+    """The session's browser for one test; afterwards it leaves the page, so nothing polls a server that is gone.
+
+    The live server answers each request in a thread of its own: with persistent connections those threads
+    would leave theirs open and keep the test database from being dropped, so they close after each request.
+    """
+    options = connections.settings[DEFAULT_DB_ALIAS]
+    kept, options["CONN_MAX_AGE"] = options["CONN_MAX_AGE"], 0
     yield chromium_session
     chromium_session.get("about:blank")
+    options["CONN_MAX_AGE"] = kept

@@ -1,11 +1,13 @@
-"""The live study page in a real browser: it keeps its stylesheet, progress bar and headings as trials finish."""
+"""The study page in a real browser: the live panel keeps the stylesheets, progress bar and headings as trials
+finish, the title badge follows the status; charts offer no logo and no cloud, and export a 16:9 image with
+the title, the study, the host and the source."""
 
 import time
 
 import pytest
 from django.urls import reverse
 
-from benchdash.studies.models import Trial
+from benchdash.studies.models import Study, Trial
 from benchdash.studies.points import points_refresh
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
 
@@ -50,3 +52,64 @@ def test_the_page_keeps_its_stylesheet_bar_and_headings_after_the_first_trial_fi
     assert any(sheet.endswith("queue.css") for sheet in sheets), sheets
     assert bar_height != "auto" and float(bar_height.rstrip("px")) > 5
     assert headings == [f"{study.year} {study.title}"]
+    assert browser.execute_script("return document.querySelectorAll('.scenario-section .js-plotly-plot').length") == 1
+
+
+def test_the_title_badge_follows_the_status_and_a_cancelled_study_shows_what_it_has(live_server, browser):
+    scenario = ScenarioFactory(slug="pgbench-select-only")
+    build = BuildFactory(version="15.0")
+    study = StudyFactory(title="cancel me", builds=[build], scenarios=[scenario], baseline=build, status="running")
+    first = TrialFactory(study=study, build=build, scenario=scenario, clients=1, status=Trial.Status.RUNNING)
+    TrialFactory(study=study, build=build, scenario=scenario, clients=2)
+
+    browser.get(live_server.url + reverse("studies:detail", args=[study.pk]))
+    wait_until(lambda: badge(browser) == "running", what="the first poll")
+    finish(first, 321.0)
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.CANCELLED)
+    Trial.objects.filter(study=study, status=Trial.Status.PENDING).update(status=Trial.Status.CANCELLED)
+
+    wait_until(lambda: badge(browser) == "cancelled", what="the badge to follow")
+    wait_until(
+        lambda: (
+            "321"
+            in browser.execute_script(
+                "var t = document.querySelector('table.comparison'); return t ? t.textContent : ''"
+            )
+        ),
+        what="the results",
+    )
+    assert browser.execute_script("return document.querySelector('[data-study-status]').className") == "badge cancelled"
+
+
+def badge(browser) -> str:
+    return browser.execute_script("var b = document.querySelector('[data-study-status]'); return b && b.textContent")
+
+
+def test_no_chart_offers_a_logo_or_the_cloud_and_the_export_carries_title_study_host_and_source(live_server, browser):
+    scenario = ScenarioFactory(slug="pgbench-select-only")
+    build = BuildFactory(version="15.0")
+    study = StudyFactory(title="export check", builds=[build], scenarios=[scenario], baseline=build, status="done")
+    TrialFactory(study=study, build=build, scenario=scenario, clients=1, status=Trial.Status.SUCCEEDED, tps=250.0)
+
+    browser.get(live_server.url + reverse("studies:detail", args=[study.pk]))
+    wait_until(
+        lambda: browser.execute_script("return document.querySelectorAll('.js-plotly-plot').length") >= 1,
+        what="the chart",
+    )
+
+    buttons = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.modebar-btn')).map(b => b.getAttribute('data-title'))"
+    )
+    assert (
+        browser.execute_script("return document.querySelectorAll('.modebar-btn--logo, a[href*=\"plotly.com\"]').length")
+        == 0
+    )
+    assert not [title for title in buttons if "Share" in title or "Cloud" in title or "Chart Studio" in title]
+    assert "Download SVG (16:9, with title and source)" in buttons
+    svg = browser.execute_async_script(
+        "var done = arguments[arguments.length - 1];"
+        "var chart = document.querySelector('.js-plotly-plot');"
+        "window.benchdashCharts.exportImage(chart, 'svg').then(url => done(decodeURIComponent(url)));"
+    )
+    assert 'width="1600"' in svg and 'height="900"' in svg
+    assert "export check" in svg and "DB host: local" in svg and f"/studies/{study.pk}/" in svg

@@ -8,7 +8,7 @@ import io
 import pytest
 from django.urls import reverse
 
-from benchdash.studies.models import Artifact, Study, Trial
+from benchdash.studies.models import Artifact, Study, Trial, TrialEvidence
 from tests.queue.support import form_data, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -33,6 +33,7 @@ def test_a_study_queued_from_the_form_runs_on_a_worker_and_fills_the_csvs(
         baseline=min(debian, archive, key=lambda b: b.version_sort),
         scenarios=scenarios,
         collect_sar="on",
+        collect_wait_events="on",
     )
     response = client.post(reverse("studies:new"), data)
     study = Study.objects.get(title="queue test")
@@ -51,6 +52,11 @@ def test_a_study_queued_from_the_form_runs_on_a_worker_and_fills_the_csvs(
     assert all(trial.pgbench_version.startswith("15") and "pgbench" in trial.command for trial in trials)
     assert {trial.host_facts.get("cpu_threads") for trial in trials} != {None}
     assert Artifact.objects.filter(trial__study=study, kind="pgbench_stdout").count() == 8
+    # each trial's evidence, summarised by the worker when it finished
+    evidence = list(TrialEvidence.objects.filter(trial__study=study))
+    assert len(evidence) == 8
+    assert all(row.cpu_idle is not None and row.wait_samples > 0 and row.progress_seconds >= 1 for row in evidence)
+    assert {row.collectors["perf"]["state"] for row in evidence} == {"off"}
 
     trials_csv = csv_rows(client, "studies:trials_csv", study)
     assert len(trials_csv) == 8

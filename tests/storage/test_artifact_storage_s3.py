@@ -9,6 +9,7 @@ import boto3
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
+from django.urls import reverse
 
 from benchdash.studies.models import Artifact
 from tests.factories import TrialFactory
@@ -59,3 +60,17 @@ def test_it_stores_a_trial_artifact_in_the_s3_bucket(s3_storage):
     assert artifact.file.name.startswith("artifacts/")
     with artifact.file.open("rb") as handle:
         assert handle.read() == b"tps = 123.456789\n"
+
+
+@pytest.mark.django_db
+def test_the_download_view_streams_an_artifact_from_the_s3_bucket(s3_storage, client):
+    trial = TrialFactory()
+    artifact = Artifact(trial=trial, kind=Artifact.Kind.PERF, size=22)
+    artifact.file.save("trial-1-perf_folded.txt", ContentFile(b"postgres;main;exec 22\n"))
+
+    response = client.get(reverse("studies:artifact", args=[artifact.pk]))
+
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content) == b"postgres;main;exec 22\n"
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+    assert f"study-{trial.study_id}-trial-{trial.pk}-perf_folded.txt" in response["Content-Disposition"]
