@@ -1,4 +1,5 @@
-// The study page: one TPS-vs-clients chart per scenario. The live panel (study_live.js) redraws them with Plotly.react.
+// The study, trial and report pages: draw every chart. On a running study the live panel (study_live.js) redraws
+// them with Plotly.react as trials finish.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", function () {
