@@ -58,7 +58,15 @@ def _cells(
 
 
 def _multicategory(cells: Sequence[tuple[int, BuildColumn, object]]) -> list[list[str]]:
-    return [[str(clients) for clients, _column, _point in cells], [column.name for _c, column, _p in cells]]
+    """Two-level x labels: the client level, then the build, by its version where that tells the builds apart
+    (names like "PostgreSQL 15.20 installed" do not fit under a bar)."""
+    columns = {column.build_id: column for _clients, column, _point in cells}
+    versions = [column.version for column in columns.values()]
+    short = len(set(versions)) == len(versions) and all(versions)
+    return [
+        [str(clients) for clients, _column, _point in cells],
+        [column.version if short else column.name for _clients, column, _point in cells],
+    ]
 
 
 def cpu_breakdown_figure(
