@@ -7,6 +7,18 @@ from pathlib import Path
 from workers.collectors import fold_perf_script, parse_sadf_json, parse_wait_samples
 from workers.pgbench import parse_pgbench_output
 
+# Folded stacks like the seeds' 2021 comparison (000): the same reference query on 13.4 and 14.0, where 14.0's
+# flame graph showed index_fetch_heap taking a larger share.
+SCAN = "postgres;main;PostmasterMain;PostgresMain;exec_simple_query;PortalRun;ExecAgg;ExecScan;IndexNext"
+SEED_13 = {
+    f"{SCAN};index_getnext_slot;btgettuple;_bt_next": 300,
+    f"{SCAN};index_getnext_slot;index_fetch_heap": 100,
+    f"{SCAN};index_getnext_slot;index_fetch_heap;ReadBufferExtended": 200,
+    "postgres;main;PostmasterMain;PostgresMain;exec_simple_query;PortalRun;ExecAgg;int8inc": 250,
+    "postgres;main;PostmasterMain;PostgresMain;exec_simple_query;pg_parse_query": 150,
+}
+SEED_14 = {**SEED_13, f"{SCAN};index_getnext_slot;index_fetch_heap": 180}
+
 SAR_OUTPUTS = Path(__file__).parent / "engine" / "sar_outputs"
 PGBENCH_OUTPUTS = Path(__file__).parent / "engine" / "pgbench_outputs"
 

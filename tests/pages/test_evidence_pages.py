@@ -10,9 +10,8 @@ from django.urls import reverse
 
 from benchdash.studies.evidence.store import evidence_refresh
 from benchdash.studies.models import Artifact, Trial
-from tests.evidence_samples import folded, real_artifacts
+from tests.evidence_samples import SEED_13, SEED_14, folded, real_artifacts
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
-from tests.studies.test_perf_summary import SEED_13, SEED_14
 
 pytestmark = pytest.mark.django_db
 

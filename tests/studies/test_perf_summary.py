@@ -4,18 +4,7 @@ differential of two builds, on real stacks and on a case like the seeds' 13.4 vs
 import pytest
 
 from benchdash.studies.evidence.perf import parse_folded, perf_differential, summarize_perf
-from tests.evidence_samples import folded, real_artifacts
-
-SCAN = "postgres;main;PostmasterMain;PostgresMain;exec_simple_query;PortalRun;ExecAgg;ExecScan;IndexNext"
-SEED_13 = {
-    f"{SCAN};index_getnext_slot;btgettuple;_bt_next": 300,
-    f"{SCAN};index_getnext_slot;index_fetch_heap": 100,
-    f"{SCAN};index_getnext_slot;index_fetch_heap;ReadBufferExtended": 200,
-    "postgres;main;PostmasterMain;PostgresMain;exec_simple_query;PortalRun;ExecAgg;int8inc": 250,
-    "postgres;main;PostmasterMain;PostgresMain;exec_simple_query;pg_parse_query": 150,
-}
-# 14.0: the same work, but index_fetch_heap takes a larger share of the samples.
-SEED_14 = {**SEED_13, f"{SCAN};index_getnext_slot;index_fetch_heap": 180}
+from tests.evidence_samples import SEED_13, SEED_14, folded, real_artifacts
 
 
 def test_the_real_stacks_give_self_and_children_shares_of_all_samples():
