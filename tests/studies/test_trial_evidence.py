@@ -87,6 +87,16 @@ def test_a_file_the_parsers_cannot_read_leaves_a_row_that_says_so_and_the_trial_
     assert sar["state"] == "no_data" and sar["reason"].startswith("the summary failed: ValueError")
 
 
+def test_a_file_of_the_wrong_shape_is_no_summary_either_and_the_trial_is_kept():
+    trial = running_trial(collect_wait_events=True)
+    artifacts = {**real_artifacts(), "wait_events": b'[["not", "an", "object"]]', "progress": b'{"t": 1}'}
+
+    finished = services.trial_finish(trial=trial, outcome=outcome(artifacts))
+
+    assert finished.status == Trial.Status.SUCCEEDED
+    assert TrialEvidence.objects.get(trial=trial).collectors["wait_events"]["state"] == "no_data"
+
+
 def test_an_attempt_that_goes_back_to_pending_writes_no_row():
     trial = running_trial()
 
