@@ -2,7 +2,6 @@
 
 import posixpath
 import uuid
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,29 +11,9 @@ from workers.builds import install_build
 from workers.cluster import Cluster, ClusterError, RefusedSetting, cluster_for, prepare_cluster
 from workers.pg_conf import conf_quote, hba_address, listening_ports, unknown_settings
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
-from workers.transport import Transport, connect
+from workers.transport import connect
 
 STUDY_SETTINGS = {"shared_buffers": "64MB", "work_mem": "4MB", "autovacuum": "off"}
-
-
-@pytest.fixture
-def local_transport(local_target: HostSpec):
-    with connect(local_target) as transport:
-        yield transport
-
-
-@pytest.fixture
-def new_cluster(running_clusters: list[Cluster]) -> Callable[[Transport, BuildSpec], Cluster]:
-    """An initdb'd (not started) cluster of the build under the target's work dir; stopped after the test."""
-
-    def make(transport: Transport, build: BuildSpec) -> Cluster:
-        installed = install_build(transport, build)
-        cluster = Cluster(transport, installed, posixpath.join(transport.host.work_dir, "clusters", build.name, "data"))
-        running_clusters.append(cluster)
-        cluster.initdb()
-        return cluster
-
-    return make
 
 
 def trial(host: HostSpec, build: BuildSpec, *, reset_data: bool = False, reset: str = "trial") -> TrialSpec:

@@ -2,32 +2,10 @@
 store says, and the engine's own lines (where the server listens, its files) come last and win."""
 
 import posixpath
-from collections.abc import Callable
 
 import pytest
 
-from workers.builds import install_build
 from workers.cluster import SERVER_FILE, SETTINGS_FILE, Cluster, RefusedSetting
-from workers.spec import BuildSpec, HostSpec
-from workers.transport import Transport, connect
-
-
-@pytest.fixture
-def local_transport(local_target: HostSpec):
-    with connect(local_target) as transport:
-        yield transport
-
-
-@pytest.fixture
-def new_cluster(running_clusters: list[Cluster]) -> Callable[[Transport, BuildSpec], Cluster]:
-    def make(transport: Transport, build: BuildSpec) -> Cluster:
-        installed = install_build(transport, build)
-        cluster = Cluster(transport, installed, posixpath.join(transport.host.work_dir, "clusters", "guarded", "data"))
-        running_clusters.append(cluster)
-        cluster.initdb()
-        return cluster
-
-    return make
 
 
 def conf_text(cluster: Cluster, filename: str) -> str:

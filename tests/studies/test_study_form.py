@@ -3,7 +3,7 @@
 from html import escape
 
 import pytest
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import User
 from django.urls import reverse
 
 from benchdash.inventory.models import Build
@@ -29,14 +29,6 @@ def setup_rows():
 @pytest.fixture(autouse=True)
 def english(client):
     client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
-
-
-@pytest.fixture
-def member(client):
-    user = User.objects.create_user("member", password="pw-member-1")
-    user.user_permissions.add(Permission.objects.get(codename="add_study"))
-    client.force_login(user)
-    return user
 
 
 def valid_data(rows, **changes):

@@ -9,12 +9,12 @@ from html import unescape
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Permission, User
 from django.urls import reverse
 
 from benchdash.inventory.models import Build
 from benchdash.studies.models import Study, StudyPreset, Trial
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory
+from tests.queue.support import form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -146,32 +146,10 @@ def rows():
     return {"local": local, "new": new, "old": old, "scenarios": [reference, update]}
 
 
-@pytest.fixture
-def member(client):
-    user = User.objects.create_user("member", password="pw-member-1")
-    user.user_permissions.add(Permission.objects.get(codename="add_study"))
-    client.force_login(user)
-    return user
-
-
 def valid_data(rows) -> dict:
-    return {
-        "title": "15 vs 10",
-        "year": "2025",
-        "db_host": rows["local"].pk,
-        "client_host": "",
-        "builds": [rows["new"].pk, rows["old"].pk],
-        "baseline": rows["old"].pk,
-        "scenarios": [scenario.pk for scenario in rows["scenarios"]],
-        "client_levels": "1,2",
-        "repetitions": "3",
-        "duration_s": "2",
-        "scale": "1",
-        "fillfactor": "",
-        "pg_settings": "shared_buffers = 128MB\nmax_connections = 100",
-        "seed": "7",
-        "queue": "1",
-    }
+    builds, scenarios = [rows["new"], rows["old"]], rows["scenarios"]
+    data = form_data(host=rows["local"], builds=builds, baseline=rows["old"], scenarios=scenarios, repetitions="3")
+    return {**data, "pg_settings": "shared_buffers = 128MB\nmax_connections = 100", "seed": "7"}
 
 
 def probe_data(rows, field: str, value: str) -> dict:

@@ -2,7 +2,6 @@
 queues the study (302): never a server error. Hypothesis writes the text."""
 
 import pytest
-from django.contrib.auth.models import Permission, User
 from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -41,10 +40,8 @@ SETTINGS_TEXT = st.lists(SETTING_LINE, max_size=5).map("\n".join)
 
 
 @pytest.fixture
-def member_and_study(client):
-    user = User.objects.create_user("member", password="pw-member-1")
-    user.user_permissions.add(Permission.objects.get(codename="add_study"))
-    client.force_login(user)
+def study_data(member):
+    """A valid study of one build and one scenario, posted by a member with "add study"."""
     host = HostFactory(name="local", address="", facts={"memory_bytes": 2**33, "disk_free_bytes": 2**34})
     build = BuildFactory(name="pg15", version="15.20")
     scenario = ScenarioFactory(slug="pgecons-reference", builtin="", script="SELECT 1;")
@@ -70,8 +67,8 @@ def member_and_study(client):
     pg_settings=st.one_of(st.none(), SETTINGS_TEXT),
     action=st.sampled_from(["preview", "queue"]),
 )
-def test_no_text_in_any_field_makes_a_server_error(client, member_and_study, changes, pg_settings, action):
-    data = {**member_and_study, **changes, action: "1"}
+def test_no_text_in_any_field_makes_a_server_error(client, study_data, changes, pg_settings, action):
+    data = {**study_data, **changes, action: "1"}
     if pg_settings is not None:
         data["pg_settings"] = pg_settings
     response = client.post(reverse("studies:new"), data)
