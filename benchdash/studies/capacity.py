@@ -72,6 +72,8 @@ def _whole(value: object) -> int | None:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else None
 
 
-def gib(size: int | None) -> str:
-    """Bytes as GiB with one decimal, for messages and the preview."""
-    return "?" if size is None else f"{size / 2**30:.1f} GiB"
+def size_text(size: int | None) -> str:
+    """Bytes as MiB below a GiB, else GiB with one decimal, for messages and the preview."""
+    if size is None:
+        return "?"
+    return f"{size / 2**20:.0f} MiB" if size < 2**30 else f"{size / 2**30:.1f} GiB"

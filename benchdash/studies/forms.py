@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
-from benchdash.studies.capacity import gib
+from benchdash.studies.capacity import size_text
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
 from benchdash.studies.models import Scenario, StudyPreset
 from benchdash.studies.pg_settings import settings_text
@@ -135,10 +135,10 @@ class StudyForm(forms.Form):
             "resets": resets,
             "minutes": round(self.estimated_seconds() / 60, 1),
             "connection_limit": connection_limit(self.cleaned_data["pg_settings"], catalogs),
-            "disk_needed": gib(disk.needed_bytes),
-            "disk_free": gib(disk.free_bytes) if disk.free_bytes is not None else None,
-            "data_size": gib(disk.data_bytes),
-            "memory": gib(disk.memory_bytes) if disk.memory_bytes is not None else None,
+            "disk_needed": size_text(disk.needed_bytes),
+            "disk_free": size_text(disk.free_bytes) if disk.free_bytes is not None else None,
+            "data_size": size_text(disk.data_bytes),
+            "memory": size_text(disk.memory_bytes) if disk.memory_bytes is not None else None,
             "data_fits_in_memory": disk.memory_bytes is not None and disk.data_bytes <= disk.memory_bytes,
         }
 

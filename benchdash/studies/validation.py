@@ -21,7 +21,7 @@ from benchdash.studies.capacity import (
     DiskEstimate,
     client_bound_by_memory,
     disk_estimate,
-    gib,
+    size_text,
 )
 from benchdash.studies.models import Scenario
 from benchdash.studies.pg_settings import refusal_errors
@@ -202,5 +202,5 @@ def _check_scale(
             "where a snapshot is kept to reset the data), and %(free)s is free there."
         )
         params = {"scale": scale, "host": values.get("db_host")}
-        sizes = {"needed": gib(estimate.needed_bytes), "free": gib(estimate.free_bytes)}
+        sizes = {"needed": size_text(estimate.needed_bytes), "free": size_text(estimate.free_bytes)}
         add("scale", ValidationError(message, params={**params, **sizes}))

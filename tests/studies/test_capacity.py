@@ -6,7 +6,7 @@ from benchdash.studies.capacity import (
     client_bound_by_memory,
     data_bytes,
     disk_estimate,
-    gib,
+    size_text,
 )
 
 GIB = 2**30
@@ -38,5 +38,5 @@ def test_memory_bounds_the_clients_when_it_is_known():
     assert client_bound_by_memory({"memory_bytes": True}) is None
 
 
-def test_sizes_read_in_gib():
-    assert (gib(3 * GIB // 2), gib(None)) == ("1.5 GiB", "?")
+def test_sizes_read_in_mib_or_gib():
+    assert (size_text(3 * GIB // 2), size_text(15 * 2**20), size_text(None)) == ("1.5 GiB", "15 MiB", "?")
