@@ -113,6 +113,11 @@ if S3_BUCKET:
 # queueing, cancelling and administration always need a login.
 PUBLIC_READ = env_bool("BENCHDASH_PUBLIC_READ", True)
 
+# postgresql.conf settings a study may set besides the allowlist (benchdash/studies/pg_settings.py), by name.
+# Widening is for the whole site, never per study; settings that run commands, load libraries, name files or
+# change how the server listens stay refused whatever this says.
+STUDY_SETTINGS_EXTRA = env_list("BENCHDASH_STUDY_SETTINGS_EXTRA", [])
+
 # Where the engine keeps fetched PostgreSQL archives and SSH keys on the worker's machine.
 BUILDS_DIR = Path(env_str("BENCHDASH_BUILDS_DIR", str(VAR_DIR / "builds")))
 SSH_KEY_DIR = Path(env_str("BENCHDASH_SSH_KEY_DIR", str(VAR_DIR / "ssh")))
@@ -130,6 +135,11 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # hard time limit well below it (TRIAL_TIME_LIMIT), so a running trial is never handed out twice.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 7200)}
 TRIAL_TIME_LIMIT = env_int("BENCHDASH_TRIAL_TIME_LIMIT", 3600)
+# What a trial needs besides its pgbench run (install, data reset, prewarm, checkpoint, collecting):
+# a study's duration may be at most TRIAL_TIME_LIMIT less this.
+TRIAL_SETUP_MARGIN_S = env_int("BENCHDASH_TRIAL_SETUP_MARGIN_S", 600)
+if not 0 <= TRIAL_SETUP_MARGIN_S < TRIAL_TIME_LIMIT:
+    raise ImproperlyConfigured("BENCHDASH_TRIAL_SETUP_MARGIN_S must be at least 0 and below BENCHDASH_TRIAL_TIME_LIMIT")
 # A running trial's task writes Trial.heartbeat_at this often; beat puts back a trial whose heartbeat
 # is older than TRIAL_STALE_AFTER_S (its worker vanished). A failing target gets TRIAL_MAX_ATTEMPTS tries.
 TRIAL_HEARTBEAT_S = env_int("BENCHDASH_TRIAL_HEARTBEAT_S", 10)

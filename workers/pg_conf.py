@@ -4,10 +4,10 @@ Pure functions, so the quoting rules can be tested without a server.
 """
 
 import ipaddress
-import re
 from collections.abc import Iterable, Mapping
 
-_SETTING_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$")
+from workers.settings_rules import SETTING_NAME_RE
+
 _LISTEN = "0A"  # socket state LISTEN in /proc/net/tcp
 
 
@@ -15,7 +15,11 @@ class ClusterError(Exception):
     """The cluster did not do what was asked; the message carries the server's own words."""
 
 
-class UnknownSetting(ClusterError):
+class RefusedSetting(ClusterError):
+    """A study's setting that benchdash or this build refuses (workers/settings_rules.py, describe-config)."""
+
+
+class UnknownSetting(RefusedSetting):
     pass
 
 
@@ -31,22 +35,16 @@ def conf_quote(value: str) -> str:
 
 
 def conf_lines(settings: Mapping[str, str]) -> str:
+    """`name = 'value'` lines; a name that is not a setting name (it could carry a line break) is refused."""
+    bad = [name for name in settings if not SETTING_NAME_RE.fullmatch(name)]
+    if bad:
+        raise RefusedSetting(f"not a setting name: {bad[0]!r}")
     return "".join(f"{name} = {conf_quote(str(value))}\n" for name, value in settings.items())
 
 
-def unknown_settings(settings: Iterable[str], known: set[str], preload_libraries: str = "") -> list[str]:
-    """Names the server would not accept. A dotted name is allowed when its prefix is a preloaded library."""
-    libraries = {part.strip().strip("'\"") for part in preload_libraries.split(",") if part.strip()}
-    unknown = []
-    for name in settings:
-        if not _SETTING_NAME_RE.match(name):
-            unknown.append(name)
-        elif "." in name:
-            if name.split(".", 1)[0] not in libraries:
-                unknown.append(name)
-        elif name.lower() not in known:
-            unknown.append(name)
-    return unknown
+def unknown_settings(settings: Iterable[str], known: set[str]) -> list[str]:
+    """Names the server would not accept: not a setting name, or not one of `known` (its describe-config)."""
+    return [name for name in settings if not SETTING_NAME_RE.fullmatch(name) or name.lower() not in known]
 
 
 def listening_ports(proc_net_tcp: str) -> set[int]:

@@ -25,6 +25,8 @@ FACT_LABELS = {
     "device": _("device"),
     "disk": _("disk"),
     "disk_rotational": _("rotational disk"),
+    "disk_free_bytes": _("free space under the work directory"),
+    "disk_size_bytes": _("size of that filesystem"),
     "cpu_governor": _("CPU frequency governor"),
     "turbo": _("turbo"),
     "transparent_hugepages": _("transparent huge pages"),
@@ -34,6 +36,7 @@ FACT_LABELS = {
     "perf": _("perf"),
     "tools": _("tools"),
 }
+BYTE_FACTS = frozenset({"memory_bytes", "disk_free_bytes", "disk_size_bytes"})
 MISSING = _("not found")
 YES, NO = _("yes"), _("no")
 
@@ -42,7 +45,7 @@ def format_fact(key: str, value: object) -> str:
     """A fact value as text: sizes in GiB, lists joined, missing tools as 'not found'."""
     if value is None or value == "":
         return str(MISSING)
-    if key == "memory_bytes" and isinstance(value, int | float):
+    if key in BYTE_FACTS and isinstance(value, int | float):
         return f"{value / 2**30:.1f} GiB"
     if isinstance(value, bool):
         return str(YES if value else NO)

@@ -1,14 +1,102 @@
 from typing import Any
 
+from django import forms
 from django.contrib import admin
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField
 from benchdash.studies.models import Artifact, Scenario, Study, StudyPreset, Trial, TrialEvidence
+from benchdash.studies.pg_settings import every_major_problems
 from benchdash.studies.points import points_refresh_keys, trial_point_keys
+from benchdash.studies.validation import check_study
+
+
+def _label(model: type[models.Model], name: str) -> str:
+    return str(getattr(model._meta.get_field(name), "verbose_name", name))
+
+
+class StudyAdminForm(forms.ModelForm):
+    """The admin edits a study with the new-study form's fields and checks (validation.check_study): staff
+    may widen the settings allowlist in settings.py, never for one study."""
+
+    client_levels = ClientLevelsField(label=_label(Study, "client_levels"), required=False)
+    pg_settings = SettingsField(label=_label(Study, "pg_settings"), required=False)
+    year = WholeNumberField(label=_label(Study, "year"), min_value=1990, max_value=2100)
+    repetitions = WholeNumberField(label=_label(Study, "repetitions"), min_value=1, max_value=20)
+    duration_s = WholeNumberField(label=_label(Study, "duration_s"), min_value=1)
+    scale = WholeNumberField(label=_label(Study, "scale"), min_value=1)
+    fillfactor = WholeNumberField(label=_label(Study, "fillfactor"), min_value=10, max_value=100, required=False)
+    seed = WholeNumberField(label=_label(Study, "seed"), min_value=0)
+
+    class Meta:
+        model = Study
+        fields = [
+            "title",
+            "year",
+            "kind",
+            "status",
+            "source",
+            "hardware",
+            "os",
+            "statistic",
+            "db_host",
+            "client_host",
+            "builds",
+            "baseline",
+            "scenarios",
+            "client_levels",
+            "repetitions",
+            "duration_s",
+            "scale",
+            "fillfactor",
+            "pg_settings",
+            "collect_sar",
+            "collect_perf",
+            "collect_wait_events",
+            "seed",
+            "notes",
+            "conclusions",
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        # A published study never runs: its settings are only checked by their field.
+        if cleaned.get("kind") == Study.Kind.MEASURED:
+            check_study(cleaned, self.add_error)
+        return cleaned
+
+
+class StudyPresetAdminForm(forms.ModelForm):
+    """A preset's settings go into new studies' forms: the same allowlist, and values every major takes."""
+
+    client_levels = ClientLevelsField(label=_label(StudyPreset, "client_levels"))
+    pg_settings = SettingsField(label=_label(StudyPreset, "pg_settings"), required=False)
+
+    class Meta:
+        model = StudyPreset
+        fields = [
+            "slug",
+            "name",
+            "scenarios",
+            "client_levels",
+            "repetitions",
+            "duration_s",
+            "scale",
+            "pg_settings",
+            "source",
+        ]
+
+    def clean_pg_settings(self) -> dict[str, str]:
+        pg_settings = self.cleaned_data["pg_settings"]
+        problems = every_major_problems(pg_settings)
+        if problems:
+            raise forms.ValidationError(problems)
+        return pg_settings
 
 
 @admin.register(Scenario)
@@ -29,6 +117,7 @@ class ScenarioAdmin(admin.ModelAdmin):
 
 @admin.register(StudyPreset)
 class StudyPresetAdmin(admin.ModelAdmin):
+    form = StudyPresetAdminForm
     list_display = ["slug", "name", "client_levels", "repetitions", "duration_s", "scale"]
     search_fields = ["slug", "name", "source"]
     filter_horizontal = ["scenarios"]
@@ -44,6 +133,7 @@ class TrialInline(admin.TabularInline):
 
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
+    form = StudyAdminForm
     list_display = ["title", "year", "kind", "status", "db_host", "baseline", "created_at"]
     list_filter = ["kind", "status", "year", "db_host"]
     search_fields = ["title", "source", "hardware", "notes"]

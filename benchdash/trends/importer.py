@@ -35,8 +35,10 @@ COLUMNS = (
     "notes",
 )
 FIRST_YEAR = 1996  # the first release named PostgreSQL
-_VERSION_RE = re.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,2})?((alpha|beta|rc)\d+)?$")
-_POSITIVE_INT_RE = re.compile(r"^[0-9]+$")
+# ASCII digits only (re.ASCII): \d, int() and float() also take other scripts' digits, such as '１３' or '٣'.
+_VERSION_RE = re.compile(r"\d{1,2}\.\d{1,2}(\.\d{1,2})?((alpha|beta|rc)\d+)?", re.ASCII)
+_POSITIVE_INT_RE = re.compile(r"[0-9]{1,9}", re.ASCII)
+_NUMBER_RE = re.compile(r"[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?", re.ASCII)
 # Rows of one study must agree on these.
 _STUDY_FIELDS = ("hardware", "os", "statistic", "repetitions")
 
@@ -111,15 +113,14 @@ def decode_csv(data: bytes, encoding: str | None = None) -> str:
 
 
 def _positive_int(value: str) -> int | None:
-    return int(value) if _POSITIVE_INT_RE.match(value) and int(value) > 0 else None
+    return int(value) if _POSITIVE_INT_RE.fullmatch(value) and int(value) > 0 else None
 
 
 def _non_negative_float(value: str) -> float | None:
-    try:
-        number = float(value)
-    except ValueError:
+    if not _NUMBER_RE.fullmatch(value):
         return None
-    return number if math.isfinite(number) and number >= 0 else None
+    number = float(value)
+    return number if math.isfinite(number) else None
 
 
 def _row_problems(record: dict[str, str], scenarios: set[str]) -> list[str]:
@@ -131,7 +132,7 @@ def _row_problems(record: dict[str, str], scenarios: set[str]) -> list[str]:
         problems.append(f"study_year {record['study_year']!r} out of range {FIRST_YEAR}..{date.today().year + 1}")
     if record["scenario"] not in scenarios:
         problems.append(f"unknown scenario {record['scenario']!r}")
-    if not _VERSION_RE.match(record["pg_version"]):
+    if not _VERSION_RE.fullmatch(record["pg_version"]):
         problems.append(f"pg_version {record['pg_version']!r} is not like 9.4, 13.4 or 14.0")
     if _positive_int(record["clients"]) is None:
         problems.append(f"clients {record['clients']!r} is not a positive integer")

@@ -2,39 +2,18 @@
 
 import posixpath
 import uuid
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from workers.builds import install_build
-from workers.cluster import Cluster, ClusterError, UnknownSetting, cluster_for, prepare_cluster
+from workers.cluster import Cluster, ClusterError, RefusedSetting, cluster_for, prepare_cluster
 from workers.pg_conf import conf_quote, hba_address, listening_ports, unknown_settings
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
-from workers.transport import Transport, connect
+from workers.transport import connect
 
 STUDY_SETTINGS = {"shared_buffers": "64MB", "work_mem": "4MB", "autovacuum": "off"}
-
-
-@pytest.fixture
-def local_transport(local_target: HostSpec):
-    with connect(local_target) as transport:
-        yield transport
-
-
-@pytest.fixture
-def new_cluster(running_clusters: list[Cluster]) -> Callable[[Transport, BuildSpec], Cluster]:
-    """An initdb'd (not started) cluster of the build under the target's work dir; stopped after the test."""
-
-    def make(transport: Transport, build: BuildSpec) -> Cluster:
-        installed = install_build(transport, build)
-        cluster = Cluster(transport, installed, posixpath.join(transport.host.work_dir, "clusters", build.name, "data"))
-        running_clusters.append(cluster)
-        cluster.initdb()
-        return cluster
-
-    return make
 
 
 def trial(host: HostSpec, build: BuildSpec, *, reset_data: bool = False, reset: str = "trial") -> TrialSpec:
@@ -62,10 +41,10 @@ def test_it_quotes_a_value_as_one_line_of_data():
     assert conf_quote("it's\\a\nb") == "'it''s\\\\a\\nb'"
 
 
-def test_it_accepts_known_names_in_any_case_and_dotted_names_of_preloaded_libraries():
+def test_it_calls_unknown_what_the_build_does_not_know_or_is_no_setting_name():
     known = {"shared_buffers", "work_mem"}
-    names = ["Shared_Buffers", "work_mem", "pg_stat_statements.max", "auto_explain.log_min_duration", "x = 1"]
-    assert unknown_settings(names, known, "pg_stat_statements") == ["auto_explain.log_min_duration", "x = 1"]
+    names = ["Shared_Buffers", "work_mem", "pg_stat_statements.max", "x = 1", "work_mem\n"]
+    assert unknown_settings(names, known) == ["pg_stat_statements.max", "x = 1", "work_mem\n"]
 
 
 def test_it_finds_the_listening_ports_in_proc_net_tcp():
@@ -97,7 +76,7 @@ def test_the_study_settings_are_in_effect_after_start(local_transport, installed
 
 def test_it_refuses_an_unknown_setting_name_with_a_clear_message(local_transport, installed_build, new_cluster):
     cluster = new_cluster(local_transport, installed_build)
-    with pytest.raises(UnknownSetting, match=r"PostgreSQL 1\d\.\d+ has no setting named 'shared_bufers'"):
+    with pytest.raises(RefusedSetting, match=r"PostgreSQL 1\d has no setting named shared_bufers"):
         cluster.configure({"shared_bufers": "64MB", "work_mem": "4MB"})
 
 
@@ -136,7 +115,8 @@ def test_restoring_the_snapshot_gives_back_the_initial_data(local_transport, ins
 
 def test_a_server_that_cannot_start_says_why(local_transport, installed_build, new_cluster):
     cluster = new_cluster(local_transport, installed_build)
-    cluster.configure({"shared_buffers": "not a size"})
+    # configure refuses such a value (test_cluster_settings.py): written around it, as a stale file could be.
+    local_transport.put_bytes(b"shared_buffers = 'not a size'\n", posixpath.join(cluster.data_dir, "benchdash.conf"))
     with pytest.raises(ClusterError, match=r"(?s)pg_ctl start failed.*server log.*shared_buffers"):
         cluster.start()
 

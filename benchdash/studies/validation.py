@@ -1,0 +1,206 @@
+"""One validation of a study, for every way one is made or changed: the new-study form (which queue_study
+fills in) and the admin.
+
+The fields (fields.py) read each value from its text; check_study checks the values against each other,
+against the settings catalog of each chosen build's major, against the DB host's facts and against the
+site's limits. Every problem goes to the field it is about, in words that say why.
+"""
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from benchdash.inventory.facts_display import latest_facts
+from benchdash.inventory.models import Build, Host
+from benchdash.studies.capacity import (
+    BYTES_PER_CLIENT,
+    ClusterPlan,
+    DiskEstimate,
+    client_bound_by_memory,
+    disk_estimate,
+    size_text,
+)
+from benchdash.studies.models import Scenario
+from benchdash.studies.pg_settings import refusal_errors
+from workers.settings_catalog import SettingsCatalog, load_catalog
+from workers.settings_rules import NO_CATALOG, Refusal, setting_number, settings_refusals
+from workers.spec import Reset
+
+SEED_MAX = 2**31 - 1
+SCALE_MAX = 100_000
+AddError = Callable[[str, Any], None]
+
+
+def max_duration_s() -> int:
+    """A trial's pgbench run may take the trial's time limit less what setting the trial up needs."""
+    return int(settings.TRIAL_TIME_LIMIT - settings.TRIAL_SETUP_MARGIN_S)
+
+
+def build_problem(build: Build) -> ValidationError | None:
+    """Why this build cannot run anywhere, or None when it can.
+
+    Whether its files are where they should be is the worker's to find out (an installed bin directory
+    on the target, an archive on the worker's machine): the web server may be another machine.
+    """
+    if build.kind == Build.Kind.PUBLISHED:
+        return ValidationError(_("%(build)s is a published figure, not a build that can run."), params={"build": build})
+    return None
+
+
+def build_catalogs(builds: Iterable[Build]) -> tuple[dict[int, SettingsCatalog], list[Refusal]]:
+    """The settings catalog of each build's major, and a refusal for each major that has none."""
+    catalogs: dict[int, SettingsCatalog] = {}
+    missing: list[Refusal] = []
+    for major in sorted({int(build.version_sort // 10000) for build in builds}):
+        catalog = load_catalog(major)
+        if catalog is None:
+            missing.append(Refusal(NO_CATALOG, {"major": major or "?"}))
+        else:
+            catalogs[major] = catalog
+    return catalogs, missing
+
+
+def check_study(values: Mapping[str, Any], add_error: AddError) -> None:
+    """Check a measured study's cleaned values (fields that failed to clean are absent); add_error(field,
+    message) is the form's."""
+    values = dict(values)  # a form's add_error drops the field from cleaned_data: read from a copy
+    builds = list(values.get("builds") or [])
+    pg_settings = values.get("pg_settings")
+    catalogs = _check_builds(values, builds, add_error)
+    settings_ok = pg_settings is not None and _check_settings(pg_settings, catalogs, add_error)
+    if values.get("duration_s") is not None and values["duration_s"] > max_duration_s():
+        add_error("duration_s", _duration_message())
+    if values.get("seed") is not None and not 0 <= values["seed"] <= SEED_MAX:
+        add_error(
+            "seed",
+            ValidationError(_("The seed is a whole number from 0 to %(maximum)s."), params={"maximum": SEED_MAX}),
+        )
+    if values.get("client_levels") and pg_settings is not None and settings_ok and catalogs:
+        _check_clients(values, pg_settings, catalogs, add_error)
+    if values.get("scale") and values.get("scenarios") is not None:
+        _check_scale(values, catalogs, pg_settings or {}, add_error)
+    scenarios = values.get("scenarios")
+    if values.get("fillfactor") and scenarios is not None and not any(scenario.fillfactor for scenario in scenarios):
+        add_error("fillfactor", _("None of the chosen scenarios sets a fillfactor."))
+
+
+def _check_builds(values: Mapping[str, Any], builds: list[Build], add_error: AddError) -> dict[int, SettingsCatalog]:
+    baseline = values.get("baseline")
+    if baseline and builds and baseline not in builds:
+        add_error("baseline", _("The baseline must be one of the chosen builds."))
+    for problem in filter(None, (build_problem(build) for build in builds)):
+        add_error("builds", problem)
+    catalogs, missing = build_catalogs(build for build in builds if build.kind != Build.Kind.PUBLISHED)
+    for error in refusal_errors(missing):
+        add_error("builds", error)
+    return catalogs
+
+
+def _check_settings(pg_settings: Mapping[str, str], catalogs: Mapping[int, SettingsCatalog], add: AddError) -> bool:
+    """Each value against each chosen major's catalog; True when every major takes every value."""
+    refusals = [refusal for catalog in catalogs.values() for refusal in settings_refusals(catalog, pg_settings)]
+    # A reason that names no major (a value too long) would come once per major: say it once.
+    unique = list({str(refusal): refusal for refusal in refusals}.values())
+    for error in refusal_errors(unique):
+        add("pg_settings", error)
+    return not refusals
+
+
+def _duration_message() -> ValidationError:
+    message = _(
+        "At most %(maximum)s s: a trial may take %(time_limit)s s (BENCHDASH_TRIAL_TIME_LIMIT), of which "
+        "%(margin)s s are kept for setting it up (BENCHDASH_TRIAL_SETUP_MARGIN_S)."
+    )
+    params = {"maximum": max_duration_s(), "time_limit": settings.TRIAL_TIME_LIMIT}
+    return ValidationError(message, params={**params, "margin": settings.TRIAL_SETUP_MARGIN_S})
+
+
+# -- clients -------------------------------------------------------------------------------------
+def connection_limit(pg_settings: Mapping[str, str], catalogs: Mapping[int, SettingsCatalog]) -> int | None:
+    """max_connections less the connections kept for superusers (and, from 16, reserved_connections): what
+    pgbench clients may use, the study's own values or each major's defaults; the lowest over the majors."""
+    limits = []
+    for catalog in catalogs.values():
+        maximum = setting_number(catalog, pg_settings, "max_connections")
+        reserved = [setting_number(catalog, pg_settings, name) or 0 for name in _RESERVED]
+        if maximum is not None:
+            limits.append(int(maximum - sum(reserved)))
+    return min(limits) if limits else None
+
+
+_RESERVED = ("superuser_reserved_connections", "reserved_connections")
+
+
+def _check_clients(
+    values: Mapping[str, Any], pg_settings: Mapping[str, str], catalogs: Mapping[int, SettingsCatalog], add: AddError
+) -> None:
+    levels = values["client_levels"]
+    limit = connection_limit(pg_settings, catalogs)
+    too_many = [level for level in levels if limit is not None and level > limit]
+    if too_many:
+        message = _("%(levels)s is above max_connections less the reserved connections (%(limit)s).")
+        add("client_levels", ValidationError(message, params={"levels": _listed(too_many), "limit": limit}))
+    host: Host | None = values.get("db_host")
+    memory_limit = client_bound_by_memory(latest_facts(host)[0]) if host else None
+    beyond_memory = [level for level in levels if memory_limit is not None and level > memory_limit]
+    if beyond_memory and host:
+        message = _(
+            "%(levels)s: %(host)s has memory for about %(limit)s clients (each has a server process; "
+            "benchdash counts %(per_client)s MiB for one)."
+        )
+        params = {"levels": _listed(beyond_memory), "host": host, "limit": memory_limit}
+        add("client_levels", ValidationError(message, params={**params, "per_client": BYTES_PER_CLIENT // 2**20}))
+
+
+def _listed(levels: list[int]) -> str:
+    return ", ".join(map(str, levels))
+
+
+# -- scale -----------------------------------------------------------------------------------------
+def study_disk_estimate(values: Mapping[str, Any], catalogs: Mapping[int, SettingsCatalog]) -> DiskEstimate:
+    """The disk the study's clusters take on its DB host: one cluster per build and scenario."""
+    host: Host | None = values.get("db_host")
+    scenarios: list[Scenario] = list(values.get("scenarios") or [])
+    chosen_fillfactor = values.get("fillfactor")
+    clusters = [
+        ClusterPlan(scenario.data_fillfactor(chosen_fillfactor), keeps_snapshot=scenario.reset != Reset.ONCE)
+        for _build in values.get("builds") or []
+        for scenario in scenarios
+    ]
+    wal = [_max_wal_bytes(catalog, values.get("pg_settings") or {}) for catalog in catalogs.values()]
+    facts = latest_facts(host)[0] if host else {}
+    return disk_estimate(scale=values["scale"], clusters=clusters, wal_bytes=max(wal, default=2**30), facts=facts)
+
+
+def _max_wal_bytes(catalog: SettingsCatalog, pg_settings: Mapping[str, str]) -> int:
+    megabytes = setting_number(catalog, pg_settings, "max_wal_size") or 1024
+    return int(megabytes * 2**20)
+
+
+def _check_scale(
+    values: Mapping[str, Any], catalogs: Mapping[int, SettingsCatalog], pg_settings: Mapping[str, str], add: AddError
+) -> None:
+    scale = values["scale"]
+    if scale > SCALE_MAX:
+        add("scale", ValidationError(_("The scale is at most %(maximum)s."), params={"maximum": SCALE_MAX}))
+        return
+    tpcb = any(scenario.builtin == Scenario.Builtin.TPCB for scenario in values["scenarios"])
+    largest = max(values.get("client_levels") or [0])
+    if tpcb and scale < largest:
+        message = _(
+            "TPC-B-like needs a scale of at least the largest client count (%(clients)s): "
+            "with fewer branches the clients wait on each other's branch row."
+        )
+        add("scale", ValidationError(message, params={"clients": largest}))
+    estimate = study_disk_estimate({**values, "pg_settings": pg_settings}, catalogs)
+    if not estimate.fits:
+        message = _(
+            "Scale %(scale)s needs about %(needed)s on %(host)s (a cluster for every build and scenario, twice "
+            "where a snapshot is kept to reset the data), and %(free)s is free there."
+        )
+        params = {"scale": scale, "host": values.get("db_host")}
+        sizes = {"needed": size_text(estimate.needed_bytes), "free": size_text(estimate.free_bytes)}
+        add("scale", ValidationError(message, params={**params, **sizes}))

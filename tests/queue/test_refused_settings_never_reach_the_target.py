@@ -1,0 +1,56 @@
+"""A setting the forms refuse, put into a study's row behind their back, still never reaches the target:
+the trial built from the row fails with the reason, and no postgresql.conf on the target holds it."""
+
+import glob
+import uuid
+from pathlib import Path
+
+import pytest
+
+from benchdash.studies.models import Study
+from benchdash.studies.specs import trial_spec
+from tests.factories import ScenarioFactory, StudyFactory, TrialFactory
+from tests.queue.support import register_build, register_host
+from workers.attempt import run_attempt
+
+pytestmark = pytest.mark.django_db
+
+
+def set_lines(work_dir: str) -> set[tuple[str, str]]:
+    """(name, value) of every line that sets something in any configuration file of any cluster on the target."""
+    pairs = set()
+    for path in glob.glob(f"{work_dir}/clusters/*/data/*.conf"):
+        for line in Path(path).read_text().splitlines():
+            name, equals, value = line.split("#", 1)[0].partition("=")
+            if equals:
+                pairs.add((name.strip().lower(), value.strip().strip("'")))
+    return pairs
+
+
+@pytest.mark.parametrize(
+    ("setting", "reason"),
+    [
+        ({"archive_command": "touch {witness}"}, "archive_command runs a command"),
+        ({"shared_preload_libraries": "{witness}"}, "shared_preload_libraries loads code"),
+        ({"listen_addresses": "*"}, "listen_addresses decides where the server listens"),
+        ({"shared_buffers": "banana"}, "shared_buffers = banana"),
+    ],
+)
+def test_a_refused_setting_stored_directly_fails_the_trial_and_stays_off_the_target(
+    local_target, installed_build, setting, reason
+):
+    witness = f"/tmp/benchdash-witness-{uuid.uuid4().hex}"
+    host = register_host(local_target)
+    build = register_build(installed_build)
+    study = StudyFactory(db_host=host, builds=[build], scenarios=[ScenarioFactory(slug="select")])
+    stored = {"work_mem": "4MB", **{name: value.format(witness=witness) for name, value in setting.items()}}
+    Study.objects.filter(pk=study.pk).update(pg_settings=stored)
+    trial = TrialFactory(study=study, build=build, scenario=study.scenarios.get(), reset_data=True)
+
+    outcome = run_attempt(trial_spec(trial), should_cancel=lambda: False)
+
+    assert not outcome.ok and reason in outcome.error
+    written = set_lines(local_target.work_dir)
+    assert ("include_if_exists", "benchdash.conf") in written, "the cluster was made, up to its settings"
+    assert written.isdisjoint(stored.items())
+    assert not Path(witness).exists()
