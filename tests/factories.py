@@ -55,6 +55,8 @@ class StudyFactory(factory.django.DjangoModelFactory):
     year = 2025
     kind = Study.Kind.MEASURED
     status = Study.Status.DRAFT
+    # As the importer does it: a published study counts in the trends; a measured one must be marked official.
+    official = factory.LazyAttribute(lambda study: study.kind == Study.Kind.PUBLISHED)
     db_host = factory.SubFactory(HostFactory, name="local", address="")
     client_host = factory.SelfAttribute("db_host")
     client_levels = factory.LazyFunction(lambda: [1, 2])

@@ -134,11 +134,11 @@ class TrialInline(admin.TabularInline):
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
     form = StudyAdminForm
-    list_display = ["title", "year", "kind", "status", "db_host", "baseline", "created_at"]
-    list_filter = ["kind", "status", "year", "db_host"]
+    list_display = ["title", "year", "kind", "status", "official", "db_host", "baseline", "created_at"]
+    list_filter = ["kind", "status", "official", "year", "db_host"]
     search_fields = ["title", "source", "hardware", "notes"]
     filter_horizontal = ["builds", "scenarios"]
-    readonly_fields = ["created_at", "started_at", "finished_at", "created_by"]
+    readonly_fields = ["created_at", "started_at", "finished_at", "created_by", "official_by", "official_at"]
     inlines = [TrialInline]
 
 

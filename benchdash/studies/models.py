@@ -1,11 +1,13 @@
 """What we run and what came out: scenarios, study presets, studies, trials and their raw files."""
 
 import posixpath
+from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
@@ -174,12 +176,26 @@ class Study(models.Model):
     notes = models.TextField(_("notes"), blank=True)
     # What the members concluded, for the yearly report; members with "change study" write it.
     conclusions = models.TextField(_("notes and conclusions"), blank=True)
+    # Only official studies count in the trends (home page, /trends.csv). Published studies are official as
+    # imported (unless their file says otherwise); a measured one only when a member with the permission
+    # "mark official" says so, so that a smoke test never moves the home page.
+    official = models.BooleanField(_("counts in the trends (official)"), default=False)
+    official_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("marked official by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    official_at = models.DateTimeField(_("marked official at"), null=True, blank=True)
 
     class Meta:
         ordering = ["-year", "-created_at"]
         verbose_name = _("study")
         verbose_name_plural = _("studies")
         indexes = [models.Index(fields=["status"], name="study_status_idx")]  # beat's orphan scan
+        permissions = [("mark_official", _("Can mark a study official (include it in the trends)"))]
 
     def __str__(self) -> str:
         return f"{self.year} {self.title}"
@@ -187,6 +203,22 @@ class Study(models.Model):
     @property
     def is_published(self) -> bool:
         return self.kind == self.Kind.PUBLISHED
+
+    @property
+    def has_ended(self) -> bool:
+        """Nothing of it runs any more: done, failed or cancelled (a published study is done)."""
+        return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
+
+    def mark_official(self, official: bool, *, by: Any = None) -> bool:
+        """Include the study in the trends (official) or take it out; False when it still runs (its figures
+        are not final), in which case nothing changes. Records who decided and when."""
+        if official and not self.has_ended:
+            return False
+        self.official = official
+        self.official_by = by if official and getattr(by, "pk", None) else None
+        self.official_at = timezone.now() if official else None
+        self.save(update_fields=["official", "official_by", "official_at"])
+        return True
 
 
 class Trial(models.Model):

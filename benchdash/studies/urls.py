@@ -11,6 +11,7 @@ urlpatterns = [
     path("new/", views_run.study_new, name="new"),
     path("<int:pk>/cancel/", views_run.study_cancel, name="cancel"),
     path("<int:pk>/retry-failed/", views_run.study_retry_failed, name="retry_failed"),
+    path("<int:pk>/official/", views_run.study_official, name="official"),
     path("<int:pk>/progress.json", views_run.study_progress_json, name="progress"),
     path("<int:pk>/report/", views_report.study_report, name="report"),
     path("<int:pk>/report.csv", views_report.report_csv, name="report_csv"),

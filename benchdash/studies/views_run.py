@@ -1,4 +1,5 @@
-"""Running studies from the pages: the new-study form, cancel, retry of failed trials, progress JSON."""
+"""Running studies from the pages: the new-study form, cancel, retry of failed trials, progress JSON, and the
+mark that makes a study count in the trends (official)."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
@@ -14,6 +15,7 @@ from benchdash.studies.models import Study
 from benchdash.studies.progress import study_progress
 
 QUEUE_PERMISSION = "studies.add_study"
+OFFICIAL_PERMISSION = "studies.mark_official"
 
 
 @login_required
@@ -50,6 +52,22 @@ def study_retry_failed(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=pk)
     count = services.study_retry_failed(study=study)
     messages.success(request, _("%(count)s failed trials queued again.") % {"count": count})
+    return redirect("studies:detail", pk=pk)
+
+
+@login_required
+@permission_required(OFFICIAL_PERMISSION, raise_exception=True)
+@require_POST
+def study_official(request: HttpRequest, pk: int) -> HttpResponse:
+    """POST official=true includes the study in the trends, official=false takes it out."""
+    study = get_object_or_404(Study, pk=pk)
+    official = request.POST.get("official") == "true"
+    if not study.mark_official(official, by=request.user):
+        messages.warning(request, _("A study counts in the trends only once nothing of it runs any more."))
+    elif official:
+        messages.success(request, _("The study is official: it counts in the trends."))
+    else:
+        messages.success(request, _("The study no longer counts in the trends."))
     return redirect("studies:detail", pk=pk)
 
 

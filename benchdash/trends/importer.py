@@ -231,6 +231,7 @@ def _published_study(rows: list[PublishedRow], summary: ImportSummary) -> Study:
             "os": first.os,
             "statistic": first.statistic,
             "repetitions": first.repetitions or 1,
+            "official": True,
         },
     )
     summary.studies_created += created

@@ -1,4 +1,7 @@
-"""The database side of the trends: every study's points, read from StudyPoint, chained per scenario."""
+"""The database side of the trends: the points of official studies, read from StudyPoint, chained per scenario.
+
+Only official studies count (Study.official): a smoke test or an experiment never moves the trends.
+"""
 
 from __future__ import annotations
 
@@ -14,21 +17,26 @@ from benchdash.trends.index import ScenarioTrend, StudyRef, VersionLink, scenari
 
 
 def trends_data() -> list[ScenarioTrend]:
-    """Per scenario with figures: the chained version index, every study's links and its points.
+    """Per scenario with figures of official studies: the chained version index, every study's links and its points.
 
     Three queries whatever the number of trials: the points, the studies, the scenarios.
     """
-    by_scenario = _points_by_scenario(StudyPoint.objects.all())
+    by_scenario = _points_by_scenario(official_points())
     studies = _study_refs(point.study_id for points in by_scenario.values() for point in points)
     scenarios = Scenario.objects.filter(id__in=by_scenario).order_by("slug").values_list("id", "slug", "name")
     return [scenario_trend(scenario, studies, by_scenario[scenario[0]]) for scenario in scenarios]
 
 
 def trend_links(scenario: Scenario) -> list[VersionLink]:
-    """Every study's version links for one scenario, oldest study first."""
-    points = _points_by_scenario(StudyPoint.objects.filter(scenario=scenario)).get(scenario.id, [])
+    """Every official study's version links for one scenario, oldest study first."""
+    points = _points_by_scenario(official_points().filter(scenario=scenario)).get(scenario.id, [])
     studies = _study_refs(point.study_id for point in points)
     return scenario_trend((scenario.id, scenario.slug, scenario.name), studies, points).links
+
+
+def official_points() -> QuerySet[StudyPoint]:
+    """The points that count in the trends: those of official studies."""
+    return StudyPoint.objects.filter(study__official=True)
 
 
 def _points_by_scenario(study_points: QuerySet[StudyPoint]) -> dict[int, list[Point]]:

@@ -120,3 +120,31 @@ def test_a_logged_in_member_reads_the_page_when_reading_is_not_public(client, se
     settings.PUBLIC_READ = False
     client.force_login(django_user_model.objects.create_user("member"))
     assert client.get(reverse("trends:index")).status_code == 200
+
+
+def smoke_study(scenario) -> Study:
+    """What a new user gets from a 3-second study of 13 and 15 on a small machine: done, measured, not official."""
+    old, new = BuildFactory(version="13.23"), BuildFactory(version="15.14")
+    study = StudyFactory(title="smoke", year=2026, builds=[old, new], baseline=old, status=Study.Status.DONE)
+    for build, tps in ((old, 100.0), (new, 135.4)):
+        TrialFactory(study=study, build=build, scenario=scenario, status=Trial.Status.SUCCEEDED, tps=tps)
+    return study
+
+
+def main_part(response) -> str:
+    """The page's own content: the header around it carries a fresh CSRF token on every request."""
+    return re.search(r"<main.*</main>", response.content.decode(), re.S).group(0)
+
+
+@pytest.mark.django_db
+def test_a_smoke_study_does_not_change_the_home_page_or_the_trends_file(client):
+    call_command("load_presets", stdout=io.StringIO())
+    home_before = main_part(client.get(reverse("trends:index")))
+    csv_before = b"".join(client.get(reverse("trends:csv")).streaming_content)
+
+    study = smoke_study(ScenarioFactory(slug="pgecons-update"))
+
+    assert main_part(client.get(reverse("trends:index"))) == home_before
+    assert b"".join(client.get(reverse("trends:csv")).streaming_content) == csv_before
+    study.mark_official(True)
+    assert b"".join(client.get(reverse("trends:csv")).streaming_content) != csv_before  # official, it counts

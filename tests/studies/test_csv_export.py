@@ -28,7 +28,9 @@ def _download(client, url: str) -> tuple[bytes, list[list[str]]]:
 def study_2021():
     v13, v14 = BuildFactory(version="13.4"), BuildFactory(version="14.0")
     reference = ScenarioFactory(slug="reference", name="参照系")
-    study = StudyFactory(title="2021年度 定点観測", year=2021, baseline=v13, builds=[v13, v14], scenarios=[reference])
+    study = StudyFactory(
+        title="2021年度 定点観測", year=2021, baseline=v13, builds=[v13, v14], scenarios=[reference], official=True
+    )
     for position, (build, tps) in enumerate([(v13, 437.2413), (v14, 412.9373)]):
         TrialFactory(
             study=study,

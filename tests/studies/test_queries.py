@@ -47,8 +47,8 @@ def two_studies():
     rng = random.Random(7)
     v12, v13, v14 = BuildFactory(version="12.6"), BuildFactory(version="13.4"), BuildFactory(version="14.0")
     reference, update = ScenarioFactory(slug="reference"), ScenarioFactory(slug="update")
-    first = StudyFactory(title="2020", year=2020, baseline=v12)
-    second = StudyFactory(title="2021", year=2021, baseline=v13)
+    first = StudyFactory(title="2020", year=2020, baseline=v12, status=Study.Status.DONE, official=True)
+    second = StudyFactory(title="2021", year=2021, baseline=v13, status=Study.Status.DONE, official=True)
     _fill(first, [v12, v13], [reference], [1, 16], 3, rng)
     count = _fill(second, [v13, v14], [reference, update], [1, 16, 32], 4, rng)
     # a failed run with a figure and a pending one: neither counts
