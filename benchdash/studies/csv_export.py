@@ -49,6 +49,8 @@ TRIAL_COLUMNS: tuple[tuple[str, Any], ...] = (
     ("failed_transactions", "failed_transactions"),
     ("started_at", LocalTimeText("started_at")),
     ("finished_at", LocalTimeText("finished_at")),
+    ("statistic", "statistic"),
+    ("conditions", InertText("conditions")),
 )
 TRIAL_HEADER = tuple(header for header, _cell in TRIAL_COLUMNS)
 SUMMARY_HEADER = (
@@ -66,6 +68,8 @@ SUMMARY_HEADER = (
     "n",
     "ratio_to_baseline",
     "ranges_disjoint",
+    "conditions",
+    "statistic",
 )
 
 
@@ -133,6 +137,8 @@ def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, .
             point.n,
             "" if point.ratio is None else point.ratio,
             point.ranges_disjoint,
+            point.conditions,
+            study.statistic,
         )
 
 

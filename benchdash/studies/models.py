@@ -98,9 +98,14 @@ class StudyPreset(models.Model):
 
 
 class Statistic(models.TextChoices):
+    """What a figure is, as its source states it. A measured study's figures are medians of its runs."""
+
     MEDIAN = "median", _("median")
     MEAN = "mean", _("mean")
     RELATIVE = "relative", _("relative (baseline = 100)")
+    PEAK = "peak", _("peak (the highest over client levels)")
+    SINGLE = "single", _("single run")
+    UNSTATED = "unstated", _("unstated")
 
 
 class Study(models.Model):
@@ -124,6 +129,8 @@ class Study(models.Model):
 
     title = models.CharField(_("title"), max_length=300)
     year = models.PositiveSmallIntegerField(_("year"))
+    # A published source that does not state its year: the year is inferred (and says so wherever it is shown).
+    year_inferred = models.BooleanField(_("year inferred (the source does not state it)"), default=False)
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices, default=Kind.MEASURED)
     status = models.CharField(_("status"), max_length=10, choices=Status.choices, default=Status.DRAFT)
     source = models.TextField(_("source"), blank=True)
@@ -157,7 +164,8 @@ class Study(models.Model):
     )
     scenarios = models.ManyToManyField(Scenario, verbose_name=_("scenarios"), related_name="studies")
     client_levels = ArrayField(models.PositiveIntegerField(), verbose_name=_("client levels"), default=list)
-    repetitions = models.PositiveSmallIntegerField(_("repetitions"), default=3)
+    # Empty for a published study whose source does not say how many runs stand behind each figure.
+    repetitions = models.PositiveSmallIntegerField(_("repetitions"), null=True, blank=True, default=3)
     duration_s = models.PositiveIntegerField(_("duration (s)"), default=60)
     scale = models.PositiveIntegerField(_("scale"), default=1)
     fillfactor = models.PositiveSmallIntegerField(_("fillfactor"), null=True, blank=True)
@@ -247,9 +255,13 @@ class Trial(models.Model):
         related_name="trials",
     )
     clients = models.PositiveIntegerField(_("clients"))
-    threads = models.PositiveIntegerField(_("threads"), default=1)
-    repetition = models.PositiveSmallIntegerField(_("repetition"), default=1)
-    position = models.PositiveIntegerField(_("order"), default=0)
+    # What tells a published figure apart from others of the same version at the same clients ("-t 100",
+    # "15 cores"): each value is its own point. Empty for measured trials.
+    conditions = models.CharField(_("conditions"), max_length=200, blank=True, default="")
+    # Empty for a published figure whose source does not state them: unknown, never 1 / 1 / 0.
+    threads = models.PositiveIntegerField(_("threads"), null=True, blank=True)
+    repetition = models.PositiveSmallIntegerField(_("repetition"), null=True, blank=True)
+    position = models.PositiveIntegerField(_("order"), null=True, blank=True)
     status = models.CharField(_("status"), max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     # Decided by the plan from the scenario's reset rule (studies/plan.py).
@@ -303,7 +315,7 @@ class Trial(models.Model):
             # studies/points.py: the medians of a study's (or one point's) counted trials, read by an
             # index-only scan already in GROUP BY order.
             models.Index(
-                fields=["study", "scenario", "build", "clients"],
+                fields=["study", "scenario", "build", "clients", "conditions"],
                 include=["tps"],
                 condition=Q(status="succeeded", tps__isnull=False),
                 name="trial_median_idx",
@@ -359,7 +371,10 @@ class Artifact(models.Model):
 
 
 class StudyPoint(models.Model):
-    """Median, min, max and n of one build x scenario x clients of a study, over its succeeded trials.
+    """Median, min, max and n of one build x scenario x clients (x conditions) of a study, over its succeeded trials.
+
+    A published figure is its own point: `median` holds the figure (whatever its statistic), min and max are
+    unknown, and n is the number of runs its source says stand behind it (the study's repetitions), or unknown.
 
     A summary kept by studies/points.py wherever trials change (trial_finish, the importer, the admin,
     `manage.py refresh_points`), so that the study and trends pages read a few thousand points instead
@@ -370,17 +385,20 @@ class StudyPoint(models.Model):
     build = models.ForeignKey(Build, verbose_name=_("build"), on_delete=models.CASCADE, related_name="+")
     scenario = models.ForeignKey(Scenario, verbose_name=_("scenario"), on_delete=models.CASCADE, related_name="+")
     clients = models.PositiveIntegerField(_("clients"))
+    conditions = models.CharField(_("conditions"), max_length=200, blank=True, default="")
     median = models.FloatField(_("median TPS"))
-    minimum = models.FloatField(_("minimum TPS"))
-    maximum = models.FloatField(_("maximum TPS"))
-    n = models.PositiveIntegerField(_("succeeded trials"))
+    minimum = models.FloatField(_("minimum TPS"), null=True, blank=True)
+    maximum = models.FloatField(_("maximum TPS"), null=True, blank=True)
+    n = models.PositiveIntegerField(_("runs"), null=True, blank=True)
 
     class Meta:
         ordering = ["study", "scenario", "build", "clients"]
         verbose_name = _("study point")
         verbose_name_plural = _("study points")
         constraints = [
-            models.UniqueConstraint(fields=["study", "build", "scenario", "clients"], name="studypoint_unique_point")
+            models.UniqueConstraint(
+                fields=["study", "build", "scenario", "clients", "conditions"], name="studypoint_unique_point"
+            )
         ]
 
     def __str__(self) -> str:

@@ -1,4 +1,4 @@
-"""The study points: each build x scenario x clients of a study summarised (median, min, max, n).
+"""The study points: each build x scenario x clients (x conditions) of a study summarised (median, min, max, n).
 
 Pages read StudyPoint; this module keeps it in step with the trials. Call points_refresh wherever
 counted trials appear, change or go: trial_finish, the importer, the admin, `manage.py refresh_points`.
@@ -14,25 +14,32 @@ from benchdash.studies.queries import Median, counted_trials
 from benchdash.studies.results import PointKey
 
 POINT_FIELDS = ["median", "minimum", "maximum", "n"]
-POINT_KEY = ["study", "build", "scenario", "clients"]
+POINT_KEY = ["study", "build", "scenario", "clients", "conditions"]
 
 
 def points_refresh(
-    *, study_id: int, build_id: int | None = None, scenario_id: int | None = None, clients: int | None = None
+    *,
+    study_id: int,
+    build_id: int | None = None,
+    scenario_id: int | None = None,
+    clients: int | None = None,
+    conditions: str | None = None,
 ) -> int:
     """Recompute the points of a study (or of the part the other arguments select) from its trials.
 
     One aggregate over the selected counted trials, an upsert of what it gives, and a delete of the
     selected points left without a counted trial. Returns how many points were written.
     """
-    given = {"build_id": build_id, "scenario_id": scenario_id, "clients": clients}
+    given = {"build_id": build_id, "scenario_id": scenario_id, "clients": clients, "conditions": conditions}
     selection = {name: value for name, value in given.items() if value is not None}
     with transaction.atomic():
         # Two writers of one study wait for each other here, so the later one aggregates after the
         # earlier one's trials are committed and neither overwrites a point with an older figure.
         # NO KEY: inserting trials or points of the study (a foreign-key share lock) is not blocked.
-        list(Study.objects.select_for_update(no_key=True).filter(pk=study_id).values_list("pk"))
+        study = Study.objects.select_for_update(no_key=True).filter(pk=study_id).values("kind", "repetitions").get()
         points = _computed_points(study_id, selection)
+        if study["kind"] == Study.Kind.PUBLISHED:
+            points = [_as_published(point, study["repetitions"]) for point in points]
         StudyPoint.objects.bulk_create(
             points, update_conflicts=True, unique_fields=POINT_KEY, update_fields=POINT_FIELDS
         )
@@ -40,11 +47,11 @@ def points_refresh(
     return len(points)
 
 
-def _computed_points(study_id: int, selection: dict[str, int]) -> list[StudyPoint]:
+def _computed_points(study_id: int, selection: dict[str, int | str]) -> list[StudyPoint]:
     rows = (
         counted_trials()
         .filter(study_id=study_id, **selection)
-        .values_list("scenario_id", "build_id", "clients")
+        .values_list("scenario_id", "build_id", "clients", "conditions")
         .annotate(median=Median("tps"), minimum=Min("tps"), maximum=Max("tps"), n=Count("tps"))
         .order_by()
     )
@@ -54,31 +61,44 @@ def _computed_points(study_id: int, selection: dict[str, int]) -> list[StudyPoin
             scenario_id=scenario_id,
             build_id=build_id,
             clients=clients,
+            conditions=conditions,
             median=median,
             minimum=minimum,
             maximum=maximum,
             n=n,
         )
-        for scenario_id, build_id, clients, median, minimum, maximum, n in rows
+        for scenario_id, build_id, clients, conditions, median, minimum, maximum, n in rows
     ]
 
 
-def _without_trials(study_id: int, selection: dict[str, int]) -> QuerySet[StudyPoint]:
+def _as_published(point: StudyPoint, repetitions: int | None) -> StudyPoint:
+    """A published figure is the point itself: its runs' spread is unknown, and n is what the source
+    says stands behind it (the study's repetitions), or unknown; never the 1 of one imported row."""
+    point.minimum = point.maximum = None
+    point.n = repetitions
+    return point
+
+
+def _without_trials(study_id: int, selection: dict[str, int | str]) -> QuerySet[StudyPoint]:
     trials_of_point = counted_trials().filter(
         study_id=OuterRef("study_id"),
         scenario_id=OuterRef("scenario_id"),
         build_id=OuterRef("build_id"),
         clients=OuterRef("clients"),
+        conditions=OuterRef("conditions"),
     )
     return StudyPoint.objects.filter(study_id=study_id, **selection).exclude(Exists(trials_of_point))
 
 
 def trial_point_keys(trials: QuerySet[Trial]) -> set[PointKey]:
     """The points these trials count in (or would, once succeeded)."""
-    return set(trials.order_by().values_list("study_id", "build_id", "scenario_id", "clients").distinct())
+    fields = ("study_id", "build_id", "scenario_id", "clients", "conditions")
+    return set(trials.order_by().values_list(*fields).distinct())
 
 
 def points_refresh_keys(keys: Iterable[PointKey]) -> None:
     """points_refresh for each of these points: after hand edits, which touch a few trials at a time."""
-    for study_id, build_id, scenario_id, clients in sorted(set(keys)):
-        points_refresh(study_id=study_id, build_id=build_id, scenario_id=scenario_id, clients=clients)
+    for study_id, build_id, scenario_id, clients, conditions in sorted(set(keys)):
+        points_refresh(
+            study_id=study_id, build_id=build_id, scenario_id=scenario_id, clients=clients, conditions=conditions
+        )

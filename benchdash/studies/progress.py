@@ -17,11 +17,11 @@ from benchdash.studies.plan import estimate_seconds
 @dataclass(frozen=True)
 class CurrentTrial:
     trial_id: int
-    position: int
+    position: int | None  # None only for a published figure, which never runs
     build: str
     scenario: str
     clients: int
-    repetition: int
+    repetition: int | None
     attempt: int
     started_at: datetime | None
 

@@ -34,6 +34,7 @@ def points_of(study_points: QuerySet[StudyPoint]) -> list[Point]:
         "build_id",
         "scenario_id",
         "clients",
+        "conditions",
         "median",
         "minimum",
         "maximum",
@@ -46,5 +47,6 @@ def points_of(study_points: QuerySet[StudyPoint]) -> list[Point]:
 
 
 def study_summary(study: Study) -> list[Point]:
-    """The points of one study (median, min, max, n per build x scenario x clients), compared with its baseline."""
+    """The points of one study (median, min, max, n per build x scenario x clients x conditions), compared with
+    its baseline."""
     return compare_with_baseline(points_of(StudyPoint.objects.filter(study=study)), study.baseline_id)

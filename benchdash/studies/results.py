@@ -6,6 +6,7 @@ them in StudyPoint, which `queries.py` reads back as Point.
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
@@ -13,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from benchdash.inventory.models import version_sort_key
 
-PointKey = tuple[int, int, int, int]  # study_id, build_id, scenario_id, clients
+PointKey = tuple[int, int, int, int, str]  # study_id, build_id, scenario_id, clients, conditions
 
 
 @dataclass(frozen=True)
@@ -28,18 +29,22 @@ class TpsRow:
     scenario_slug: str
     clients: int
     tps: float
+    conditions: str = ""
 
 
 @dataclass(frozen=True)
 class Point:
-    """One build x scenario x clients of a study: the median, min, max and n of its counted trials.
+    """One build x scenario x clients (x conditions) of a study: the median, min, max and n of its counted trials.
 
-    The plain-data form of a StudyPoint row, for pure functions (tables, charts, the trends index).
+    The plain-data form of a StudyPoint row, for pure functions (tables, charts, the trends index). For a
+    published figure `median` is the figure as published (its study says which statistic), min and max
+    are None (unknown), and n is the runs its source says stand behind it, or None.
 
-    `ratio` is median / the baseline build's median at the same scenario and clients (the seeds'
-    前バージョン比: 412.9373 / 437.2413 = 0.944, shown as 94%); None for the baseline itself or when the
-    baseline has no figure there. `ranges_disjoint` says the min..max ranges of this build and of the
-    baseline do not overlap: the difference is larger than the run-to-run noise.
+    `ratio` is median / the baseline build's median at the same scenario, clients and conditions (the
+    seeds' 前バージョン比: 412.9373 / 437.2413 = 0.944, shown as 94%); None for the baseline itself or when
+    the baseline has no figure there. `ranges_disjoint` says the min..max ranges of this build and of the
+    baseline do not overlap (the difference is larger than the run-to-run noise); None when a range is
+    unknown or rests on one run, so it cannot tell.
     """
 
     study_id: int
@@ -50,15 +55,21 @@ class Point:
     scenario_slug: str
     clients: int
     median: float
-    minimum: float
-    maximum: float
-    n: int
+    minimum: float | None
+    maximum: float | None
+    n: int | None
     ratio: float | None = None
-    ranges_disjoint: bool = False
+    ranges_disjoint: bool | None = None
+    conditions: str = ""
 
     @property
     def key(self) -> PointKey:
-        return (self.study_id, self.build_id, self.scenario_id, self.clients)
+        return (self.study_id, self.build_id, self.scenario_id, self.clients, self.conditions)
+
+    @property
+    def level(self) -> tuple[int, str]:
+        """Where on the x axis: the client count and, for a published figure, its conditions."""
+        return (self.clients, self.conditions)
 
     @property
     def ratio_percent(self) -> int | None:
@@ -73,22 +84,30 @@ def summarize(rows: Iterable[TpsRow], baseline_build_id: int | None) -> list[Poi
     """
     groups: dict[PointKey, list[TpsRow]] = defaultdict(list)
     for row in rows:
-        groups[(row.study_id, row.build_id, row.scenario_id, row.clients)].append(row)
+        groups[(row.study_id, row.build_id, row.scenario_id, row.clients, row.conditions)].append(row)
     points = [_point(group) for group in groups.values()]
     return compare_with_baseline(points, baseline_build_id)
 
 
 def compare_with_baseline(points: Iterable[Point], baseline_build_id: int | None) -> list[Point]:
-    """Fill `ratio` and `ranges_disjoint` from the baseline build's point at the same scenario and clients."""
+    """Fill `ratio` and `ranges_disjoint` from the baseline build's point at the same scenario and level
+    (clients and conditions)."""
     points = list(points)
-    baselines = {(p.scenario_id, p.clients): p for p in points if p.build_id == baseline_build_id}
-    compared = [_compared(point, baselines.get((point.scenario_id, point.clients))) for point in points]
+    baselines = {(p.scenario_id, p.level): p for p in points if p.build_id == baseline_build_id}
+    compared = [_compared(point, baselines.get((point.scenario_id, point.level))) for point in points]
     return sorted(compared, key=_display_order)
 
 
 def ranges_disjoint(first: tuple[float, float], second: tuple[float, float]) -> bool:
     """True when the (min, max) ranges do not overlap; touching ranges overlap."""
     return first[1] < second[0] or second[1] < first[0]
+
+
+def _known_range(point: Point) -> tuple[float, float] | None:
+    """The point's min..max when it rests on more than one run; None when it cannot say anything."""
+    if point.minimum is None or point.maximum is None or (point.n or 0) < 2:
+        return None
+    return (point.minimum, point.maximum)
 
 
 def _point(group: list[TpsRow]) -> Point:
@@ -102,6 +121,7 @@ def _point(group: list[TpsRow]) -> Point:
         scenario_id=first.scenario_id,
         scenario_slug=first.scenario_slug,
         clients=first.clients,
+        conditions=first.conditions,
         median=statistics.median(values),
         minimum=min(values),
         maximum=max(values),
@@ -111,10 +131,22 @@ def _point(group: list[TpsRow]) -> Point:
 
 def _compared(point: Point, baseline: Point | None) -> Point:
     if baseline is None or baseline.build_id == point.build_id or not baseline.median:
-        return replace(point, ratio=None, ranges_disjoint=False)
-    disjoint = ranges_disjoint((point.minimum, point.maximum), (baseline.minimum, baseline.maximum))
+        return replace(point, ratio=None, ranges_disjoint=None)
+    own, baseline_range = _known_range(point), _known_range(baseline)
+    disjoint = None if own is None or baseline_range is None else ranges_disjoint(own, baseline_range)
     return replace(point, ratio=point.median / baseline.median, ranges_disjoint=disjoint)
 
 
-def _display_order(point: Point) -> tuple[str, int, int, str]:
-    return (point.scenario_slug, point.clients, version_sort_key(point.build_version), point.build_name)
+def conditions_order(conditions: str) -> tuple[object, ...]:
+    """Natural order of conditions: '-t 10' < '-t 100' < '-t 500' < '-t 1000'."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", conditions))
+
+
+def _display_order(point: Point) -> tuple[str, int, tuple[object, ...], int, str]:
+    return (
+        point.scenario_slug,
+        point.clients,
+        conditions_order(point.conditions),
+        version_sort_key(point.build_version),
+        point.build_name,
+    )

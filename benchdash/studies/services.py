@@ -40,7 +40,7 @@ def study_plan(study: Study) -> list[PlannedTrial]:
         builds=study.builds.all(),
         scenarios=study.scenarios.all(),
         client_levels=study.client_levels,
-        repetitions=study.repetitions,
+        repetitions=study.repetitions or 0,  # None only for a published study, which plans nothing
         seed=study.seed,
     )
 

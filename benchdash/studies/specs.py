@@ -41,6 +41,7 @@ def trial_spec(trial: Trial) -> TrialSpec:
     known_facts = {} if trial.attempts > 1 else _known_facts(trial)
     db_host = study.db_host
     assert db_host is not None, "a measured study has a DB host"
+    assert trial.threads is not None and trial.repetition is not None, "a measured trial has its plan's threads"
     return TrialSpec(
         trial_id=trial.pk,
         study_id=study.pk,

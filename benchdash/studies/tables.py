@@ -1,4 +1,4 @@
-"""The comparison table of a study page: per scenario, a row per client level, a column per build.
+"""The comparison table of a study page: per scenario, a row per client level (and conditions), a column per build.
 
 Pure functions over Points (benchdash.studies.results).
 """
@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from benchdash.inventory.models import version_sort_key
-from benchdash.studies.results import Point
+from benchdash.studies.results import Point, conditions_order
 
 
 @dataclass(frozen=True)
@@ -34,14 +34,15 @@ class Cell:
 
     @property
     def marked(self) -> bool:
-        """Ranges apart, and both builds ran more than once: with one figure each, a range says nothing."""
-        return bool(self.point and self.point.ranges_disjoint and self.point.n > 1)
+        """Ranges apart, and both builds ran more than once (results.py leaves it None otherwise)."""
+        return bool(self.point and self.point.ranges_disjoint)
 
 
 @dataclass(frozen=True)
 class ComparisonRow:
     clients: int
     cells: list[Cell]
+    conditions: str = ""
 
     @property
     def compared_cells(self) -> list[Cell]:
@@ -79,12 +80,14 @@ def scenario_tables(
 
 def _table(points: list[Point], baseline_build_id: int | None, name: str) -> ScenarioTable:
     columns = _columns(points, baseline_build_id)
-    by_cell = {(point.clients, point.build_id): point for point in points}
+    by_cell = {(point.level, point.build_id): point for point in points}
     rows = [
         ComparisonRow(
-            clients=clients, cells=[Cell(by_cell.get((clients, column.build_id)), column) for column in columns]
+            clients=level[0],
+            conditions=level[1],
+            cells=[Cell(by_cell.get((level, column.build_id)), column) for column in columns],
         )
-        for clients in sorted({point.clients for point in points})
+        for level in sorted({point.level for point in points}, key=level_order)
     ]
     first = points[0]
     return ScenarioTable(first.scenario_id, first.scenario_slug, name, columns, rows, points)
@@ -97,3 +100,8 @@ def _columns(points: list[Point], baseline_build_id: int | None) -> list[BuildCo
         for build_id, point in builds.items()
     ]
     return sorted(columns, key=lambda column: (not column.is_baseline, version_sort_key(column.version), column.name))
+
+
+def level_order(level: tuple[int, str]) -> tuple[int, tuple[object, ...]]:
+    """Clients first, then conditions in natural order ('-t 10' before '-t 100')."""
+    return (level[0], conditions_order(level[1]))

@@ -32,7 +32,10 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     points = study_summary(study)
     names = dict(Scenario.objects.filter(id__in={point.scenario_id for point in points}).values_list("id", "name"))
     tables = scenario_tables(points, study.baseline_id, names)
-    charts = [(f"chart-{table.scenario_id}", tps_by_clients_figure(table.points)) for table in tables]
+    charts = [
+        (f"chart-{table.scenario_id}", tps_by_clients_figure(table.points, statistic=study.statistic))
+        for table in tables
+    ]
     trials = study.trials.select_related("build", "scenario").order_by("position", "id")
     ctx = {
         "study": study,

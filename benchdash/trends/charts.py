@@ -9,7 +9,8 @@ from html import escape
 from django.utils.translation import gettext as _
 
 from benchdash.inventory.models import version_sort_key
-from benchdash.studies.charts import PALETTE, tps_layout
+from benchdash.studies.charts import PALETTE, tps_by_clients_figure
+from benchdash.studies.models import Statistic
 from benchdash.studies.results import Point
 from benchdash.trends.index import IndexPoint
 
@@ -45,19 +46,9 @@ def index_figure(points: Sequence[IndexPoint], *, title: str = "") -> dict:
     return {"data": traces, "layout": layout}
 
 
-def study_curves_figure(points: Iterable[Point], *, title: str = "", y_title: str = "") -> dict:
-    """One study's TPS-vs-clients curves: one line per version, through the medians."""
-    by_build: dict[int, list[Point]] = defaultdict(list)
-    for point in points:
-        by_build[point.build_id].append(point)
-    ordered = sorted(
-        by_build.values(), key=lambda group: (version_sort_key(group[0].build_version), group[0].build_name)
-    )
-    traces = [_curve_trace(group, PALETTE[number % len(PALETTE)]) for number, group in enumerate(ordered)]
-    layout = tps_layout(title, clients=[x for trace in traces for x in trace["x"]])
-    if y_title:
-        layout["yaxis"]["title"]["text"] = y_title
-    return {"data": traces, "layout": layout}
+def study_curves_figure(points: Iterable[Point], *, title: str = "", statistic: str = Statistic.MEDIAN) -> dict:
+    """One study's TPS-vs-clients curves: one line per version, through its figures (no ranges: a small chart)."""
+    return tps_by_clients_figure(points, title=title, statistic=statistic, ranges=False)
 
 
 def _segment_trace(number: int, segment: list[IndexPoint]) -> dict:
@@ -104,19 +95,4 @@ def _break_annotation(first: IndexPoint, position: int) -> dict:
         "ax": 0,
         "ay": 40,
         "font": {"size": 11, "color": "#616e7c"},
-    }
-
-
-def _curve_trace(group: list[Point], color: str) -> dict:
-    group = sorted(group, key=lambda point: point.clients)
-    name = group[0].build_name
-    return {
-        "type": "scatter",
-        "mode": "lines+markers",
-        "name": name,
-        "x": [point.clients for point in group],
-        "y": [round(point.median, 4) for point in group],
-        "hovertemplate": f"<b>{escape(name)}</b><br>" + _("clients") + ": %{x}<br>%{y:,.2f}<extra></extra>",
-        "line": {"color": color},
-        "marker": {"color": color, "size": 6},
     }

@@ -26,6 +26,9 @@ TRENDS_HEADER = (
     "build_version",
     "clients",
     "median_tps",
+    "statistic",
+    "conditions",
+    "year_inferred",
 )
 
 
@@ -43,10 +46,39 @@ def _index_row(scenario_slug: str, point: IndexPoint) -> tuple[Any, ...]:
     link = point.link
     study = ("", "", "") if link is None else (link.study.study_id, link.study.year, link.study.title)
     ratio = "" if link is None else link.ratio
-    return ("index", scenario_slug, point.segment, point.version, point.index, ratio, *study, "", "", "", "")
+    statistic = "" if link is None else link.study.statistic
+    inferred = "" if link is None else link.study.year_inferred
+    return (
+        "index",
+        scenario_slug,
+        point.segment,
+        point.version,
+        point.index,
+        ratio,
+        *study,
+        "",
+        "",
+        "",
+        "",
+        statistic,
+        "",
+        inferred,
+    )
 
 
 def _point_row(scenario_slug: str, study: StudyRef, point: Point) -> tuple[Any, ...]:
     study_cells = (study.study_id, study.year, study.title)
     point_cells = (point.build_name, point.build_version, point.clients, point.median)
-    return ("point", scenario_slug, "", "", "", "", *study_cells, *point_cells)
+    return (
+        "point",
+        scenario_slug,
+        "",
+        "",
+        "",
+        "",
+        *study_cells,
+        *point_cells,
+        study.statistic,
+        point.conditions,
+        study.year_inferred,
+    )

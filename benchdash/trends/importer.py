@@ -2,6 +2,12 @@
 
 Every row is checked before anything is written; one bad row rejects the whole file. Study and
 Trial carry an `import_key` (a hash of what identifies them) so that importing a file again adds nothing.
+
+A figure keeps what its source states and nothing more: its statistic (median, mean, relative, peak,
+single run, unstated), its repetitions and threads when stated (unknown otherwise, never 1), and its
+conditions: what else sets it apart from another figure of the same version at the same clients
+("-t 100", "15 cores"), so that each stays its own point. A study is official (counts in the trends)
+unless its rows say `official` false; a year the source does not state is marked `year_inferred`.
 """
 
 import csv
@@ -34,13 +40,16 @@ COLUMNS = (
     "repetitions",
     "notes",
 )
+# Columns a file may leave out: older files have none of them.
+OPTIONAL_COLUMNS = ("conditions", "threads", "year_inferred", "official")
 FIRST_YEAR = 1996  # the first release named PostgreSQL
 # ASCII digits only (re.ASCII): \d, int() and float() also take other scripts' digits, such as '１３' or '٣'.
 _VERSION_RE = re.compile(r"\d{1,2}\.\d{1,2}(\.\d{1,2})?((alpha|beta|rc)\d+)?", re.ASCII)
 _POSITIVE_INT_RE = re.compile(r"[0-9]{1,9}", re.ASCII)
 _NUMBER_RE = re.compile(r"[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?", re.ASCII)
+_BOOLEANS = {"true": True, "false": False}
 # Rows of one study must agree on these.
-_STUDY_FIELDS = ("hardware", "os", "statistic", "repetitions")
+_STUDY_FIELDS = ("hardware", "os", "statistic", "repetitions", "year_inferred", "official")
 
 
 class ImportRejected(Exception):
@@ -66,6 +75,10 @@ class PublishedRow:
     statistic: str
     repetitions: int | None
     notes: str
+    conditions: str = ""
+    threads: int | None = None
+    year_inferred: bool = False
+    official: bool = True
 
     @property
     def study_key(self) -> str:
@@ -73,7 +86,13 @@ class PublishedRow:
 
     @property
     def trial_key(self) -> str:
-        return _hash([self.study_key, self.scenario, self.pg_version, self.clients, self.statistic, self.notes])
+        # conditions joins the key only when given, so that files without it keep the keys they were imported with
+        parts: list[object] = [self.study_key, self.scenario, self.pg_version, self.clients, self.statistic, self.notes]
+        return _hash(parts + [self.conditions] if self.conditions else parts)
+
+    @property
+    def point_key(self) -> tuple[str, str, str, int, str]:
+        return (self.study_key, self.scenario, self.pg_version, self.clients, self.conditions)
 
 
 @dataclass
@@ -142,6 +161,11 @@ def _row_problems(record: dict[str, str], scenarios: set[str]) -> list[str]:
         problems.append(f"statistic {record['statistic']!r} is not one of {', '.join(Statistic.values)}")
     if record["repetitions"] and _positive_int(record["repetitions"]) is None:
         problems.append(f"repetitions {record['repetitions']!r} is not a positive integer")
+    if record["threads"] and _positive_int(record["threads"]) is None:
+        problems.append(f"threads {record['threads']!r} is not a positive integer")
+    for name in ("year_inferred", "official"):
+        if record[name] and record[name].lower() not in _BOOLEANS:
+            problems.append(f"{name} {record[name]!r} is not true or false")
     return problems
 
 
@@ -160,6 +184,10 @@ def _row_from_record(line: int, record: dict[str, str]) -> PublishedRow:
         statistic=record["statistic"],
         repetitions=_positive_int(record["repetitions"]),
         notes=record["notes"],
+        conditions=record["conditions"],
+        threads=_positive_int(record["threads"]),
+        year_inferred=_BOOLEANS.get(record["year_inferred"].lower(), False),
+        official=_BOOLEANS.get(record["official"].lower(), True),
     )
 
 
@@ -168,18 +196,24 @@ def _clean_record(raw: dict[str | None, str | list[str] | None]) -> tuple[dict[s
     problems = [f"missing column {name}" for name in COLUMNS if raw.get(name) is None]
     if raw.get(None):
         problems.append(f"{len(raw[None] or [])} field(s) more than the header")
-    record = {name: str(raw.get(name) or "").strip() for name in COLUMNS}
+    record = {name: str(raw.get(name) or "").strip() for name in COLUMNS + OPTIONAL_COLUMNS}
     return record, problems
 
 
 def _cross_row_problems(rows: list[PublishedRow]) -> list[str]:
-    """Duplicates, and rows of one study that disagree on what describes the study."""
+    """Duplicates, two figures at one point, and rows of one study that disagree on what describes the study."""
     problems = []
     first_of_trial: dict[str, PublishedRow] = {}
+    first_of_point: dict[tuple[str, str, str, int, str], PublishedRow] = {}
     first_of_study: dict[str, PublishedRow] = {}
     for row in rows:
         if (first := first_of_trial.setdefault(row.trial_key, row)) is not row:
             problems.append(f"line {row.line}: duplicate row (same figure as line {first.line})")
+        elif (first := first_of_point.setdefault(row.point_key, row)) is not row:
+            problems.append(
+                f"line {row.line}: a second figure for the study, scenario, version and clients of line {first.line}: "
+                "give each a conditions value that tells them apart (e.g. -t 10, -t 100)"
+            )
         study_first = first_of_study.setdefault(row.study_key, row)
         differing = [name for name in _STUDY_FIELDS if getattr(row, name) != getattr(study_first, name)]
         if differing:
@@ -230,8 +264,9 @@ def _published_study(rows: list[PublishedRow], summary: ImportSummary) -> Study:
             "hardware": first.hardware,
             "os": first.os,
             "statistic": first.statistic,
-            "repetitions": first.repetitions or 1,
-            "official": True,
+            "repetitions": first.repetitions,
+            "year_inferred": first.year_inferred,
+            "official": first.official,
         },
     )
     summary.studies_created += created
@@ -262,6 +297,8 @@ def _import_study(rows: list[PublishedRow], scenarios: dict[str, Scenario], summ
             build=builds[row.pg_version],
             scenario=scenarios[row.scenario],
             clients=row.clients,
+            conditions=row.conditions,
+            threads=row.threads,
             status=Trial.Status.SUCCEEDED,
             published=True,
             statistic=row.statistic,

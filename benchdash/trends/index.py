@@ -24,6 +24,8 @@ class StudyRef:
     study_id: int
     year: int
     title: str
+    statistic: str = "median"
+    year_inferred: bool = False
 
     @property
     def label(self) -> str:

@@ -6,9 +6,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from django.utils.translation import gettext as _
-
-from benchdash.studies.models import Statistic, Study
+from benchdash.studies.models import Study
 from benchdash.studies.results import Point
 from benchdash.trends.charts import index_figure, study_curves_figure
 from benchdash.trends.index import IndexPoint, ScenarioTrend
@@ -73,6 +71,5 @@ def _section(trend: ScenarioTrend, studies: Mapping[int, Study]) -> TrendSection
 
 
 def _study_chart(trend: ScenarioTrend, study: Study, points: list[Point]) -> StudyChart:
-    y_title = _("relative (baseline = 100)") if study.statistic == Statistic.RELATIVE else _("TPS")
-    figure = study_curves_figure(points, y_title=y_title)
+    figure = study_curves_figure(points, statistic=study.statistic)
     return StudyChart(study=study, figure_id=f"curves-{trend.scenario_id}-{study.pk}", figure=figure)

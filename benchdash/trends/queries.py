@@ -47,5 +47,5 @@ def _points_by_scenario(study_points: QuerySet[StudyPoint]) -> dict[int, list[Po
 
 
 def _study_refs(study_ids: Iterable[int]) -> dict[int, StudyRef]:
-    rows = Study.objects.filter(id__in=set(study_ids)).values_list("id", "year", "title")
-    return {study_id: StudyRef(study_id=study_id, year=year, title=title) for study_id, year, title in rows}
+    rows = Study.objects.filter(id__in=set(study_ids)).values_list("id", "year", "title", "statistic", "year_inferred")
+    return {row[0]: StudyRef(*row) for row in rows}

@@ -60,11 +60,85 @@ def test_the_2021_reference_page_shows_94_percent_at_one_client_and_the_publishe
     study = Study.objects.get(year=2021)
     page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     rows = comparison_rows(page)
-    assert rows[0] == [["1"], ["437.24", "n=1"], ["412.94", "n=1"], ["94%"]]
-    assert rows[1] == [["16"], ["4,778.47", "n=1"], ["4,668.13", "n=1"], ["98%"]]
-    assert "▲ " not in page.split("<tbody>")[1]  # one published figure per build: no range to compare
+    # Each figure is the median of 3 runs, as the source says; their range is not published.
+    assert rows[0] == [["1"], ["437.24", "n=3"], ["412.94", "n=3"], ["94%"]]
+    assert rows[1] == [["16"], ["4,778.47", "n=3"], ["4,668.13", "n=3"], ["98%"]]
+    assert "▲ " not in page.split("<tbody>")[1]  # no published range: nothing to compare
     assert "PGECons 2021年度WG1活動報告" in page
     assert "m5a.8xlarge" in page
+
+
+def trial_rows(page: str) -> list[list[str]]:
+    table = re.search(r'<table class="data trials">.*?<tbody>(.*?)</tbody>', page, re.S).group(1)
+    rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
+    return [
+        [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)] for row in rows
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("title", "axis", "header"),
+    [
+        ("TPS by clients", "TPS (mean)", "mean, n"),
+        ("relative at 384 sessions", "relative (baseline = 100)", "relative (baseline = 100), n"),
+        ("peak TPS", "TPS (peak)", "peak (the highest over client levels), n"),
+        ("定点観測 参照系", "TPS (median)", "median, n"),
+    ],
+)
+def test_a_published_study_is_labelled_with_the_statistic_its_source_states(client, title, axis, header):
+    call_command("load_presets", stdout=io.StringIO())
+    study = Study.objects.get(title__contains=title)
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    [chart] = [figure(page, f"chart-{scenario.pk}") for scenario in study.scenarios.all()]
+    assert chart["layout"]["yaxis"]["title"]["text"] == axis
+    assert all("error_y" not in trace for trace in chart["data"])  # a published figure has no range
+    assert f'<span class="muted">{header}</span>' in page
+    assert "median (min – max), n" not in page
+
+
+@pytest.mark.django_db
+def test_published_figures_show_unknown_threads_repetition_and_order_as_unknown(client):
+    call_command("load_presets", stdout=io.StringIO())
+    study = Study.objects.get(title__contains="peak TPS")
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    rows = trial_rows(page)
+    # order, build, scenario, clients (conditions), threads, repetition
+    assert [row[:6] for row in rows] == [
+        ["—", "PostgreSQL 9.3", "pgecons-update", "192 15 cores", "—", "—"],
+        ["—", "PostgreSQL 9.4rc1", "pgecons-update", "320 15 cores", "—", "—"],
+    ]
+    assert re.search(r"<dt>Repetitions</dt><dd>—\s*<span class=\"muted\">\(not stated by the source\)", page)
+    assert comparison_rows(page) == [
+        [["192", "15", "cores"], ["34,000.00", "n=—"], ["—"], ["—"]],
+        [["320", "15", "cores"], ["—"], ["41,000.00", "n=—"], ["—"]],
+    ]
+
+
+@pytest.mark.django_db
+def test_a_year_the_source_does_not_state_is_shown_as_inferred(client):
+    call_command("load_presets", stdout=io.StringIO())
+    study = Study.objects.get(title__contains="EDB")
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert re.search(r"<h1>2018 <span[^>]*>\(year inferred\)</span> EDB", page)
+    listing = client.get(reverse("studies:list"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert listing.count("(year inferred)") == 3  # EDB and the two DoRuby studies
+
+
+@pytest.mark.django_db
+def test_runs_that_differ_in_transactions_per_client_are_separate_points_on_the_page(client):
+    call_command("load_presets", stdout=io.StringIO())
+    study = Study.objects.get(title__contains="transactions per client")
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert [row[0] for row in comparison_rows(page)] == [
+        ["10", "-t", "10"],
+        ["10", "-t", "100"],
+        ["10", "-t", "500"],
+        ["10", "-t", "1000"],
+    ]
+    [chart] = [figure(page, f"chart-{scenario.pk}") for scenario in study.scenarios.all()]
+    assert chart["layout"]["xaxis"]["categoryarray"] == ["10 · -t 10", "10 · -t 100", "10 · -t 500", "10 · -t 1000"]
+    assert chart["data"][1]["y"] == pytest.approx([368.715249, 328.353416, 202.543517, 165.649611], abs=1e-4)
 
 
 @pytest.mark.django_db

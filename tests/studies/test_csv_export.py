@@ -5,10 +5,11 @@ import io
 from datetime import UTC, datetime
 
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
 from benchdash.studies.csv_export import SUMMARY_HEADER, TRIAL_HEADER, inert, trials_csv_chunks
-from benchdash.studies.models import Trial
+from benchdash.studies.models import Study, Trial
 from benchdash.trends.csv_export import TRENDS_HEADER
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
 
@@ -83,7 +84,7 @@ def test_a_summary_file_gives_median_range_and_ratio(client, study_2021):
     assert (baseline["build_version"], baseline["baseline"], baseline["ratio_to_baseline"]) == ("13.4", "true", "")
     assert (newer["build_version"], newer["median_tps"], newer["n"]) == ("14.0", "412.9373", "1")
     assert float(newer["ratio_to_baseline"]) == pytest.approx(412.9373 / 437.2413)
-    assert newer["ranges_disjoint"] == "true"
+    assert newer["ranges_disjoint"] == ""  # one run a side: a range says nothing, so it cannot tell
 
 
 def test_a_trends_file_holds_the_index_then_the_points(client, study_2021):
@@ -157,3 +158,35 @@ def test_reading_needs_a_login_when_reading_is_not_public(client, study_2021, se
 
 def test_an_unknown_study_is_not_found(client):
     assert client.get(reverse("studies:trials_csv", args=[999999])).status_code == 404
+
+
+def test_published_figures_leave_what_their_source_does_not_state_empty(client):
+    call_command("load_presets", stdout=io.StringIO())
+    study = Study.objects.get(title__contains="peak TPS")
+
+    _, trial_rows = _download(client, reverse("studies:trials_csv", args=[study.id]))
+    trials = [dict(zip(TRIAL_HEADER, row, strict=True)) for row in trial_rows[1:]]
+    assert [(t["build_version"], t["clients"], t["threads"], t["repetition"], t["order"]) for t in trials] == [
+        ("9.3", "192", "", "", ""),
+        ("9.4rc1", "320", "", "", ""),
+    ]
+    assert {(t["statistic"], t["conditions"], t["published"]) for t in trials} == {("peak", "15 cores", "true")}
+
+    _, summary_rows = _download(client, reverse("studies:summary_csv", args=[study.id]))
+    summary = [dict(zip(SUMMARY_HEADER, row, strict=True)) for row in summary_rows[1:]]
+    assert [(s["median_tps"], s["min_tps"], s["max_tps"], s["n"], s["ranges_disjoint"]) for s in summary] == [
+        ("34000.0", "", "", "", ""),
+        ("41000.0", "", "", "", ""),
+    ]
+    assert {(s["statistic"], s["conditions"]) for s in summary} == {("peak", "15 cores")}
+
+
+def test_a_published_median_of_three_runs_says_n_3_and_cannot_tell_its_range(client):
+    call_command("load_presets", stdout=io.StringIO())
+    study = Study.objects.get(year=2021)
+
+    _, rows = _download(client, reverse("studies:summary_csv", args=[study.id]))
+
+    newer = next(dict(zip(SUMMARY_HEADER, row, strict=True)) for row in rows[1:] if row[5] == "14.0")
+    assert (newer["clients"], newer["median_tps"], newer["n"], newer["ranges_disjoint"]) == ("1", "412.9373", "3", "")
+    assert newer["statistic"] == "median"

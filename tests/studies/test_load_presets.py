@@ -48,7 +48,7 @@ def test_it_changes_nothing_when_run_twice() -> None:
     assert "scenario pgecons-reference" not in second_output
     assert "presets: 0 created or updated, 9 unchanged" in second_output
     assert "0 studies created" in second_output
-    assert "0 figures created, 39 already present" in second_output
+    assert "0 figures created, 41 already present" in second_output
 
 
 @pytest.mark.django_db
@@ -158,4 +158,4 @@ def test_it_imports_the_published_history() -> None:
     load_presets()
 
     assert Study.objects.filter(kind=Study.Kind.PUBLISHED, status=Study.Status.DONE).count() == 6
-    assert Trial.objects.filter(published=True).count() == 39
+    assert Trial.objects.filter(published=True).count() == 41

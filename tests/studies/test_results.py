@@ -43,7 +43,7 @@ def test_the_baseline_itself_has_no_ratio():
     rows = _rows(V13, 1, 437.2413) + _rows(V14, 1, 412.9373)
     baseline = _point(summarize(rows, baseline_build_id=V13), V13, 1)
     assert baseline.ratio is None
-    assert baseline.ranges_disjoint is False
+    assert baseline.ranges_disjoint is None
 
 
 def test_a_point_without_a_baseline_figure_has_no_ratio():
@@ -72,6 +72,27 @@ def test_it_marks_ranges_that_do_not_overlap_as_disjoint():
 def test_it_does_not_mark_overlapping_ranges():
     rows = _rows(V13, 16, 4700.0, 4778.0, 4800.0) + _rows(V14, 16, 4600.0, 4668.0, 4710.0)
     assert _point(summarize(rows, V13), V14, 16).ranges_disjoint is False
+
+
+def test_one_run_a_side_cannot_tell_whether_the_ranges_are_apart():
+    rows = _rows(V13, 1, 437.2413) + _rows(V14, 1, 412.9373, 415.0, 420.0)
+    assert _point(summarize(rows, V13), V14, 1).ranges_disjoint is None
+
+
+def test_figures_that_differ_in_their_conditions_stay_apart():
+    rows = [
+        TpsRow(1, V13, "PostgreSQL 13.4", "13.4", REFERENCE, "reference", 10, tps, conditions)
+        for tps, conditions in ((452.0, "-t 10"), (151.0, "-t 100"), (104.0, "-t 1000"), (112.0, "-t 500"))
+    ] + [TpsRow(1, V14, "PostgreSQL 14.0", "14.0", REFERENCE, "reference", 10, 328.0, "-t 100")]
+    points = summarize(rows, V13)
+    assert [(p.conditions, p.build_version, p.n) for p in points] == [
+        ("-t 10", "13.4", 1),
+        ("-t 100", "13.4", 1),
+        ("-t 100", "14.0", 1),
+        ("-t 500", "13.4", 1),
+        ("-t 1000", "13.4", 1),
+    ]
+    assert _point([p for p in points if p.conditions == "-t 100"], V14, 10).ratio == pytest.approx(328.0 / 151.0)
 
 
 def test_touching_ranges_overlap():

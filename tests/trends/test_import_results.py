@@ -1,3 +1,7 @@
+import csv
+import io
+import os
+import re
 from io import StringIO
 from pathlib import Path
 
@@ -6,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from benchdash.inventory.models import Build
-from benchdash.studies.models import Scenario, Study, Trial
+from benchdash.studies.models import Scenario, Study, StudyPoint, Trial
 from benchdash.trends.importer import decode_csv
 from tests.factories import BuildFactory, ScenarioFactory
 
@@ -17,6 +21,7 @@ GOOD_ROWS = (
     "2021,定点観測 参照系,PGECons 2021年度WG1,m5a.8xlarge,RHEL 7.9,pgecons-reference,14.0,16,4668.131,median,3,\n"
 )
 SHIPPED_CSV = Path(__file__).resolve().parents[2] / "data" / "published_results.csv"
+SEEDS_DIR = os.environ.get("BENCHDASH_SEEDS_DIR", "")
 
 
 @pytest.fixture
@@ -50,9 +55,11 @@ def assert_the_good_rows_were_imported() -> None:
         ("PostgreSQL 14.0", 1): 412.9373,
         ("PostgreSQL 14.0", 16): 4668.131,
     }
-    assert set(study.trials.values_list("published", "status", "repetition", "statistic")) == {
-        (True, "succeeded", 1, "median")
+    # What the file does not state stays unknown: no threads, repetition or run order of a published figure.
+    assert set(study.trials.values_list("published", "status", "threads", "repetition", "position", "statistic")) == {
+        (True, "succeeded", None, None, None, "median")
     }
+    assert (study.official, study.year_inferred) == (True, False)
     assert set(Build.objects.values_list("kind", "version")) == {("published", "13.4"), ("published", "14.0")}
 
 
@@ -195,17 +202,113 @@ def test_the_shipped_history_gives_the_2021_ratio_at_one_client(scenarios: None)
 def test_the_shipped_history_holds_every_published_study(scenarios: None) -> None:
     import_results(SHIPPED_CSV)
 
-    studies = {study.title: (study.year, study.statistic, study.baseline.version) for study in Study.objects.all()}
-    assert len(studies) == 6
-    assert sorted(studies.values()) == [
-        (2008, "mean", "8.1.4"),
-        (2008, "mean", "8.1.4"),
-        (2014, "median", "9.3"),
-        (2014, "relative", "9.3"),
-        (2018, "relative", "9.4.3"),
-        (2021, "median", "13.4"),
+    studies = [
+        (study.year, study.year_inferred, study.statistic, study.repetitions, study.baseline.version, study.official)
+        for study in Study.objects.order_by("year", "title")
     ]
-    edb = dict(Trial.objects.filter(study__year=2018).values_list("build__version", "tps"))
-    assert edb == {"9.4.3": 100.0, "9.6.0": 109.0, "11.0": 117.0}
-    peaks = dict(Trial.objects.filter(notes__startswith="peak TPS").values_list("build__version", "tps"))
-    assert peaks == {"9.3": 34000.0, "9.4rc1": 41000.0}
+    assert studies == [
+        (2008, True, "mean", 10, "8.1.4", True),  # DoRuby by clients: 「10回行い、その平均値を算出」, no date
+        (2008, True, "mean", 10, "8.1.4", True),  # DoRuby by transactions per client
+        (2014, False, "relative", None, "9.3", True),  # 1.7x at 384 sessions
+        (2014, False, "peak", None, "9.3", True),  # 34,000 and 41,000: the highest, statistic unstated
+        (2018, True, "relative", 10, "9.4.3", True),  # EDB: relative to 9.4 of the mean of 10 runs, no date
+        (2021, False, "median", 3, "13.4", True),
+    ]
+    edb = {
+        (version, conditions): tps
+        for version, conditions, tps in Trial.objects.filter(study__year=2018).values_list(
+            "build__version", "conditions", "tps"
+        )
+    }
+    assert edb == {
+        ("9.4.3", ""): 100.0,
+        ("9.6.0", ""): 109.0,
+        ("11.0", ""): 117.0,  # excluding connections establishing
+        ("9.4.3", "including connections establishing"): 100.0,
+        ("11.0", "including connections establishing"): 118.0,
+    }
+    assert set(Trial.objects.filter(study__year=2018).values_list("threads", flat=True)) == {32}  # -j 32
+    peaks = Trial.objects.filter(study__statistic="peak").values_list("build__version", "clients", "conditions", "tps")
+    assert set(peaks) == {("9.3", 192, "15 cores", 34000.0), ("9.4rc1", 320, "15 cores", 41000.0)}
+
+
+def test_every_shipped_figure_quotes_its_seed() -> None:
+    rows = list(csv.DictReader(io.StringIO(SHIPPED_CSV.read_text(encoding="utf-8"))))
+
+    assert len(rows) == 41
+    assert all(row["source"] for row in rows)
+    assert all("「" in row["notes"] and "」" in row["notes"] for row in rows)
+    # where the source states no year, the row says it is inferred and why
+    assert all(("inferred from" in row["notes"]) == (row["year_inferred"] == "true") for row in rows)
+    # the statistic the seed states, never a median where it states none
+    assert {row["statistic"] for row in rows if row["study_year"] == "2014"} == {"peak", "relative"}
+
+
+@pytest.mark.skipif(not SEEDS_DIR, reason="BENCHDASH_SEEDS_DIR names the directory of the seed documents")
+def test_every_quote_in_the_shipped_history_is_the_seeds_own_wording() -> None:
+    seeds = "".join(path.read_text(encoding="utf-8") for path in Path(SEEDS_DIR).glob("0*.txt"))
+    squeezed = re.sub(r"\s+", "", seeds)
+    notes = [row["notes"] for row in csv.DictReader(io.StringIO(SHIPPED_CSV.read_text(encoding="utf-8")))]
+    quotes = {quote for note in notes for quote in re.findall(r"「(.*?)」", note)}
+    assert len(quotes) > 30
+    assert [quote for quote in sorted(quotes) if re.sub(r"\s+", "", quote) not in squeezed] == []
+
+
+def test_figures_that_differ_only_in_conditions_are_separate_points(scenarios: None, tmp_path: Path) -> None:
+    header = HEADER.replace(",clients,", ",clients,conditions,")
+    rows = "".join(
+        f"2008,by -t,blog,,,pgbench-tpcb,{version},10,-t {transactions},{tps},mean,10,\n"
+        for version, transactions, tps in (("8.1.4", 10, 452.4), ("8.1.4", 100, 151.0), ("8.3.1", 10, 368.7))
+    )
+    import_results(write(tmp_path, (header + rows).encode()))
+
+    points = StudyPoint.objects.values_list("build__version", "clients", "conditions", "median", "n")
+    assert set(points) == {
+        ("8.1.4", 10, "-t 10", 452.4, 10),
+        ("8.1.4", 10, "-t 100", 151.0, 10),
+        ("8.3.1", 10, "-t 10", 368.7, 10),
+    }
+
+
+def test_it_refuses_two_figures_at_one_point_without_conditions(scenarios: None, tmp_path: Path) -> None:
+    rows = (
+        "2008,by -t,blog,,,pgbench-tpcb,8.1.4,10,452.4,mean,10,-t 10\n"
+        "2008,by -t,blog,,,pgbench-tpcb,8.1.4,10,151.0,mean,10,-t 100\n"
+    )
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(write(tmp_path, (HEADER + rows).encode()))
+
+    assert "line 3: a second figure for the study, scenario, version and clients of line 2" in str(rejected.value)
+    assert Trial.objects.count() == 0
+
+
+def test_it_reads_the_optional_columns(scenarios: None, tmp_path: Path) -> None:
+    header = HEADER.replace(",notes", ",notes,threads,year_inferred,official")
+    rows = (
+        "2018,EDB,blog,,OEL 6.4,pgbench-tpcb,9.4.3,256,100,relative,10,baseline,32,true,false\n"
+        "2018,EDB,blog,,OEL 6.4,pgbench-tpcb,9.6.0,256,109,relative,10,+9%,32,true,false\n"
+    )
+    import_results(write(tmp_path, (header + rows).encode()))
+
+    study = Study.objects.get()
+    assert (study.year_inferred, study.official, study.repetitions) == (True, False, 10)
+    assert set(study.trials.values_list("threads", flat=True)) == {32}
+
+
+@pytest.mark.parametrize(
+    ("cells", "reason"),
+    [
+        ("0,true,true", "threads '0' is not a positive integer"),
+        (",maybe,true", "year_inferred 'maybe' is not true or false"),
+        (",false,yes", "official 'yes' is not true or false"),
+    ],
+)
+def test_it_checks_the_optional_columns(scenarios: None, tmp_path: Path, cells: str, reason: str) -> None:
+    header = HEADER.replace(",notes", ",notes,threads,year_inferred,official")
+    row = f"2018,EDB,blog,,,pgbench-tpcb,9.4.3,256,100,relative,10,baseline,{cells}\n"
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(write(tmp_path, (header + row).encode()))
+
+    assert f"line 2: {reason}" in str(rejected.value)
