@@ -12,7 +12,7 @@ from benchdash.inventory.models import version_sort_key
 from benchdash.studies.charts import PALETTE, tps_by_clients_figure
 from benchdash.studies.models import Statistic
 from benchdash.studies.results import Point
-from benchdash.trends.index import IndexPoint
+from benchdash.trends.index import INDEX_START, IndexPoint
 
 
 def index_figure(points: Sequence[IndexPoint], *, title: str = "") -> dict:
@@ -33,7 +33,19 @@ def index_figure(points: Sequence[IndexPoint], *, title: str = "") -> dict:
             "categoryorder": "array",
             "categoryarray": versions,
         },
-        "yaxis": {"title": {"text": _("index (oldest version = 100)")}},
+        # From 0, with a dotted line at 100: a 2.7% drop must look like one, not like a cliff.
+        "yaxis": {"title": {"text": _("index (oldest version = 100)")}, "rangemode": "tozero"},
+        "shapes": [
+            {
+                "type": "line",
+                "xref": "paper",
+                "x0": 0,
+                "x1": 1,
+                "y0": INDEX_START,
+                "y1": INDEX_START,
+                "line": {"color": "#adb5bd", "width": 1, "dash": "dot"},
+            }
+        ],
         "showlegend": len(segments) > 1,
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
         "margin": {"l": 70, "r": 20, "t": 70 if title else 40, "b": 50},
@@ -73,11 +85,14 @@ def _point_hover(point: IndexPoint) -> str:
     if point.link is None:
         return head + "<br>" + _("start of the line (= 100)")
     link = point.link
+    builds = f" ({escape(link.older_build)} → {escape(link.newer_build)})" if link.older_build else ""
     lines = [
         head,
-        f"{escape(link.older_version)} → {escape(link.newer_version)}: × {link.ratio:.3f}",
+        f"{escape(link.older_version)} → {escape(link.newer_version)}: × {link.ratio:.3f}{builds}",
         _("measured by") + f": {escape(link.study.label)}",
     ]
+    if point.backward:
+        lines.append(_("reached from the newer %(version)s") % {"version": escape(point.reached_from or "")})
     lines += [
         _("also measured by") + f": {escape(other.study.label)} (× {other.ratio:.3f})" for other in point.other_links
     ]
@@ -86,10 +101,14 @@ def _point_hover(point: IndexPoint) -> str:
 
 def _break_annotation(first: IndexPoint, position: int) -> dict:
     # By category position: plotly reads a category name such as "9.4" as a number.
+    text = _("restarts at 100: no official study measured both %(older)s and %(newer)s") % {
+        "older": escape(first.gap_from or "—"),
+        "newer": escape(first.version),
+    }
     return {
         "x": position,
         "y": first.index,
-        "text": _("no link: restarts at 100"),
+        "text": text,
         "showarrow": True,
         "arrowhead": 0,
         "ax": 0,

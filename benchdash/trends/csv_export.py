@@ -29,6 +29,8 @@ TRENDS_HEADER = (
     "statistic",
     "conditions",
     "year_inferred",
+    "link_older_version",
+    "link_newer_version",
 )
 
 
@@ -44,25 +46,21 @@ def trends_rows(trends: Iterable[ScenarioTrend]) -> Iterator[tuple[Any, ...]]:
 
 def _index_row(scenario_slug: str, point: IndexPoint) -> tuple[Any, ...]:
     link = point.link
-    study = ("", "", "") if link is None else (link.study.study_id, link.study.year, link.study.title)
-    ratio = "" if link is None else link.ratio
-    statistic = "" if link is None else link.study.statistic
-    inferred = "" if link is None else link.study.year_inferred
+    if link is None:
+        return ("index", scenario_slug, point.segment, point.version, point.index, *[""] * 13)
+    study = (link.study.study_id, link.study.year, link.study.title)
+    empty_point_cells = ("", "", "", "")
+    link_cells = (link.study.statistic, "", link.study.year_inferred, *link.pair)
     return (
         "index",
         scenario_slug,
         point.segment,
         point.version,
         point.index,
-        ratio,
+        link.ratio,
         *study,
-        "",
-        "",
-        "",
-        "",
-        statistic,
-        "",
-        inferred,
+        *empty_point_cells,
+        *link_cells,
     )
 
 
@@ -72,13 +70,11 @@ def _point_row(scenario_slug: str, study: StudyRef, point: Point) -> tuple[Any, 
     return (
         "point",
         scenario_slug,
-        "",
-        "",
-        "",
-        "",
+        *("", "", "", ""),
         *study_cells,
         *point_cells,
         study.statistic,
         point.conditions,
         study.year_inferred,
+        *("", ""),
     )

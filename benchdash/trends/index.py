@@ -1,20 +1,45 @@
 """The chained version index: year-over-year ratios strung together into one line per scenario.
 
 Each study compares versions on one machine, so its absolute TPS cannot be compared with another
-year's, but its ratios can. Pure functions over plain data; `benchdash.studies.queries` feeds them.
+year's, but its ratios can. Pure functions over plain data; `benchdash.trends.queries` feeds them the
+points of official studies only.
+
+The rule, as the trends page states it:
+
+1. A link is one study's ratio between two major versions it measured (any two, not only neighbours):
+   the geometric mean, over the levels both measured (client count and conditions), of newer / older.
+   Peak figures compare peak with peak, whatever client count each peak was at. Two builds of one major
+   in one study (13.2 and 13.4) are kept apart: each gives its own links, never a blend.
+2. Where several links join the same pair of majors, one is preferred: more shared client levels;
+   then the newer study (year); then a median before a mean, a peak, a single run, an unstated figure,
+   a relative one; then the later study; then the newer builds.
+3. Links are used nearest versions first (9.4 -> 9.6 before 9.4 -> 11), a pair's preferred link only,
+   and a link is skipped when its two versions are already joined by links used before it. So a long
+   link (9.6 -> 15) carries the line where no study measured the versions between, and never replaces
+   a chain of studies that did.
+4. Versions joined by used links form one line (segment); it starts at its oldest version = 100, and
+   every other version's index is that of the version it is joined to x the link's ratio (/ the ratio
+   when the link joins it from a newer version).
+5. Where no official study joins a version to any version before it, a new segment starts at 100.
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from benchdash.inventory.models import major_version, version_sort_key
 from benchdash.studies.results import Point
 
 INDEX_START = 100.0
+# Rule 2: which statistic a link is best made of, first to last.
+STATISTIC_PREFERENCE = ("median", "mean", "peak", "single", "unstated", "relative")
+PEAK = "peak"
+
+Level = tuple[int | None, str]  # (clients, conditions); clients None: a study's peak, wherever it was
 
 
 @dataclass(frozen=True)
@@ -34,26 +59,41 @@ class StudyRef:
 
 @dataclass(frozen=True)
 class VersionLink:
-    """One study's verdict on one pair of major versions for one scenario: newer = older x ratio."""
+    """One study's verdict on one pair of major versions for one scenario: newer = older x ratio.
+
+    `clients` are the client levels both builds measured (empty for peak figures), `levels` the
+    levels the ratio is taken over, as labels ("16", "10 · -t 100", "peak · 15 cores");
+    `older_build`, `newer_build` the build versions behind the majors ("13.4", "14.0").
+    """
 
     older_version: str
     newer_version: str
     ratio: float
     study: StudyRef
     clients: tuple[int, ...] = ()
+    older_build: str = ""
+    newer_build: str = ""
+    levels: tuple[str, ...] = ()
 
     @property
     def pair(self) -> tuple[str, str]:
         return (self.older_version, self.newer_version)
+
+    @property
+    def client_levels(self) -> int:
+        """How many client levels the ratio rests on; a peak comparison counts as one."""
+        return len(self.clients) or (1 if self.levels else 0)
 
 
 @dataclass(frozen=True)
 class IndexPoint:
     """One version on the chained index line.
 
-    `segment` counts from 1; a new segment starts (at 100) where no study links a version to the
-    previous one. `link` is the link that reached this version (None where a segment starts);
-    `other_links` are the older studies that measured the same pair and were not used.
+    `segment` counts from 1; a new segment starts (at 100) where no official study links a version to
+    one before it, and `gap_from` then names the newest version of the segments before that is older
+    than this one. `link` is the link that reached this version (None where a segment starts), from
+    `reached_from` (older, or newer when `backward`); `other_links` are the other studies' links for
+    the same pair, not used.
     """
 
     version: str
@@ -62,104 +102,185 @@ class IndexPoint:
     starts_segment: bool
     link: VersionLink | None = None
     other_links: tuple[VersionLink, ...] = field(default=())
+    reached_from: str | None = None
+    backward: bool = False
+    gap_from: str | None = None
 
 
 def chained_version_index(links: Iterable[VersionLink]) -> list[IndexPoint]:
-    """Chain one scenario's links into an index, oldest version = 100.
-
-    1. Group the links by (older, newer) pair. Where several studies link the same pair, use the
-       newest study (highest year); within a year the one measured at the most client levels, so a
-       curve beats a single point; then the highest study id. Keep the others as `other_links`.
-    2. Order every version that appears in a link, oldest first (9.2 < 9.6 < 10 < 13).
-    3. Start a segment at the oldest version not yet placed: its index is 100.
-    4. From the current version, follow the link to the nearest newer version:
-       index(newer) = index(older) x ratio. Repeat while such a link exists.
-    5. Where no link leaves the current version, the line breaks: go back to step 3 with the oldest
-       version newer than the current one. Versions the chain stepped over are not drawn.
-    """
-    chosen, others = _choose_per_pair(links)
-    outgoing: dict[str, list[VersionLink]] = defaultdict(list)
-    for link in chosen.values():
-        outgoing[link.older_version].append(link)
+    """Chain one scenario's links into an index (module docstring, rules 2 to 5): segment by segment,
+    each in version order."""
+    chosen, others = choose_per_pair(links)
     versions = sorted({version for pair in chosen for version in pair}, key=version_sort_key)
+    used = used_links(chosen.values(), versions)
+    segments = _segments(versions, used)
     points: list[IndexPoint] = []
-    while versions:
-        segment = len({point.segment for point in points}) + 1
-        points.append(IndexPoint(version=versions[0], index=INDEX_START, segment=segment, starts_segment=True))
-        points.extend(_follow(points[-1], outgoing, others))
-        last = version_sort_key(points[-1].version)
-        versions = [version for version in versions if version_sort_key(version) > last]
+    for number, members in enumerate(segments, start=1):
+        gap_from = _gap_from(members[0], [version for segment in segments[: number - 1] for version in segment])
+        points.extend(_segment_points(number, members, used, others, gap_from))
     return points
 
 
-def study_links(study: StudyRef, medians: Mapping[tuple[str, int], float]) -> list[VersionLink]:
-    """The links one study gives for one scenario, between its consecutive major versions.
+def choose_per_pair(
+    links: Iterable[VersionLink],
+) -> tuple[dict[tuple[str, str], VersionLink], dict[tuple[str, str], tuple[VersionLink, ...]]]:
+    """Rule 2: the preferred link of each pair of majors, and the others, best first."""
+    by_pair: dict[tuple[str, str], list[VersionLink]] = defaultdict(list)
+    for link in links:
+        by_pair[link.pair].append(link)
+    chosen, others = {}, {}
+    for pair, candidates in by_pair.items():
+        ranked = sorted(candidates, key=link_preference)
+        chosen[pair], others[pair] = ranked[0], tuple(ranked[1:])
+    return chosen, others
 
-    `medians` maps (build version, clients) to the median TPS. The ratio of a pair is the geometric
-    mean, over the client levels both versions have, of newer median / older median. A study with
-    three versions (9.4, 9.6, 11) gives two links (9.4 -> 9.6, 9.6 -> 11). For relative statistics
-    (baseline = 100) the figures are already an index and the same arithmetic holds.
+
+def link_preference(link: VersionLink) -> tuple[int, int, int, int, int, int]:
+    """Sorts the preferred link first (rule 2)."""
+    statistic = link.study.statistic
+    rank = STATISTIC_PREFERENCE.index(statistic) if statistic in STATISTIC_PREFERENCE else len(STATISTIC_PREFERENCE)
+    return (
+        -link.client_levels,
+        -link.study.year,
+        rank,
+        -link.study.study_id,
+        -version_sort_key(link.newer_build or link.newer_version),
+        -version_sort_key(link.older_build or link.older_version),
+    )
+
+
+def used_links(chosen: Iterable[VersionLink], versions: list[str]) -> list[VersionLink]:
+    """Rule 3: nearest versions first; a link is skipped when its versions are already joined."""
+    position = {version: number for number, version in enumerate(versions)}
+    parent = {version: version for version in versions}
+
+    def root(version: str) -> str:
+        while parent[version] != version:
+            parent[version] = parent[parent[version]]
+            version = parent[version]
+        return version
+
+    used = []
+    span_first = sorted(
+        chosen, key=lambda link: (position[link.newer_version] - position[link.older_version], link_preference(link))
+    )
+    for link in span_first:
+        older, newer = root(link.older_version), root(link.newer_version)
+        if older != newer:
+            parent[newer] = older
+            used.append(link)
+    return used
+
+
+def _segments(versions: list[str], used: list[VersionLink]) -> list[list[str]]:
+    """The versions each line joins, in version order; lines ordered by their oldest version."""
+    neighbours: dict[str, set[str]] = defaultdict(set)
+    for link in used:
+        neighbours[link.older_version].add(link.newer_version)
+        neighbours[link.newer_version].add(link.older_version)
+    segments, placed = [], set()
+    for version in versions:
+        if version in placed:
+            continue
+        members, queue = {version}, deque([version])
+        while queue:
+            for neighbour in neighbours[queue.popleft()] - members:
+                members.add(neighbour)
+                queue.append(neighbour)
+        placed |= members
+        segments.append(sorted(members, key=version_sort_key))
+    return segments
+
+
+def _gap_from(first: str, earlier: list[str]) -> str | None:
+    older = [version for version in earlier if version_sort_key(version) < version_sort_key(first)]
+    return max(older, key=version_sort_key) if older else None
+
+
+def _segment_points(
+    number: int,
+    members: list[str],
+    used: list[VersionLink],
+    others: Mapping[tuple[str, str], tuple[VersionLink, ...]],
+    gap_from: str | None,
+) -> list[IndexPoint]:
+    """Rule 4: walk the segment's used links from its oldest version (= 100)."""
+    start = members[0]
+    reached = {start: IndexPoint(start, INDEX_START, number, starts_segment=True, gap_from=gap_from)}
+    queue = deque([start])
+    while queue:
+        current = reached[queue.popleft()]
+        for link in used:
+            if current.version not in link.pair:
+                continue
+            backward = link.newer_version == current.version
+            version = link.older_version if backward else link.newer_version
+            if version in reached:
+                continue
+            index = current.index / link.ratio if backward else current.index * link.ratio
+            reached[version] = IndexPoint(
+                version=version,
+                index=index,
+                segment=number,
+                starts_segment=False,
+                link=link,
+                other_links=others.get(link.pair, ()),
+                reached_from=current.version,
+                backward=backward,
+            )
+            queue.append(version)
+    return [reached[version] for version in members]
+
+
+def study_links(study: StudyRef, points: Iterable[Point]) -> list[VersionLink]:
+    """The links one study gives for one scenario (rule 1): one per pair of its builds of different majors.
+
+    The ratio of a pair is the geometric mean, over the levels both builds measured, of newer / older.
+    A study with three versions (9.4, 9.6, 11) gives three links (9.4 -> 9.6, 9.6 -> 11, 9.4 -> 11).
+    For relative statistics (baseline = 100) the figures are already an index and the same arithmetic
+    holds; peak figures are compared peak with peak.
     """
-    by_version: dict[str, dict[int, float]] = defaultdict(dict)
-    for (version, clients), median in medians.items():
-        if median and median > 0:
-            by_version[major_version(version)][clients] = median
-    ordered = sorted(by_version, key=version_sort_key)
+    figures: dict[int, dict[Level, float]] = defaultdict(dict)
+    versions: dict[int, str] = {}
+    for point in points:
+        if point.median and point.median > 0:
+            clients = None if study.statistic == PEAK else point.clients
+            figures[point.build_id][(clients, point.conditions)] = point.median
+            versions[point.build_id] = point.build_version
+    ordered = sorted(versions, key=lambda build_id: (version_sort_key(versions[build_id]), build_id))
     links = []
-    for older, newer in zip(ordered, ordered[1:], strict=False):
-        link = _link(study, older, newer, by_version[older], by_version[newer])
+    for older, newer in combinations(ordered, 2):
+        if major_version(versions[older]) == major_version(versions[newer]):
+            continue
+        link = _link(study, (versions[older], figures[older]), (versions[newer], figures[newer]))
         if link is not None:
             links.append(link)
     return links
 
 
 def _link(
-    study: StudyRef, older: str, newer: str, older_medians: dict[int, float], newer_medians: dict[int, float]
+    study: StudyRef, older: tuple[str, dict[Level, float]], newer: tuple[str, dict[Level, float]]
 ) -> VersionLink | None:
-    common = sorted(set(older_medians) & set(newer_medians))
+    common = sorted(set(older[1]) & set(newer[1]), key=lambda level: (level[0] or 0, level[1]))
     if not common:
         return None
-    log_sum = sum(math.log(newer_medians[clients] / older_medians[clients]) for clients in common)
-    ratio = math.exp(log_sum / len(common))
-    return VersionLink(older_version=older, newer_version=newer, ratio=ratio, study=study, clients=tuple(common))
+    log_sum = sum(math.log(newer[1][level] / older[1][level]) for level in common)
+    return VersionLink(
+        older_version=major_version(older[0]),
+        newer_version=major_version(newer[0]),
+        ratio=math.exp(log_sum / len(common)),
+        study=study,
+        clients=tuple(sorted({clients for clients, _conditions in common if clients is not None})),
+        older_build=older[0],
+        newer_build=newer[0],
+        levels=tuple(_level_label(level) for level in common),
+    )
 
 
-def _choose_per_pair(
-    links: Iterable[VersionLink],
-) -> tuple[dict[tuple[str, str], VersionLink], dict[tuple[str, str], tuple[VersionLink, ...]]]:
-    by_pair: dict[tuple[str, str], list[VersionLink]] = defaultdict(list)
-    for link in links:
-        by_pair[link.pair].append(link)
-    chosen, others = {}, {}
-    for pair, candidates in by_pair.items():
-        ranked = sorted(candidates, key=_link_preference, reverse=True)
-        chosen[pair], others[pair] = ranked[0], tuple(ranked[1:])
-    return chosen, others
-
-
-def _link_preference(link: VersionLink) -> tuple[int, int, int]:
-    return (link.study.year, len(link.clients), link.study.study_id)
-
-
-def _follow(
-    start: IndexPoint,
-    outgoing: Mapping[str, list[VersionLink]],
-    others: Mapping[tuple[str, str], tuple[VersionLink, ...]],
-) -> list[IndexPoint]:
-    chain: list[IndexPoint] = []
-    current = start
-    while outgoing.get(current.version):
-        link = min(outgoing[current.version], key=lambda candidate: version_sort_key(candidate.newer_version))
-        current = IndexPoint(
-            version=link.newer_version,
-            index=current.index * link.ratio,
-            segment=start.segment,
-            starts_segment=False,
-            link=link,
-            other_links=others.get(link.pair, ()),
-        )
-        chain.append(current)
-    return chain
+def _level_label(level: Level) -> str:
+    clients, conditions = level
+    text = PEAK if clients is None else str(clients)
+    return f"{text} · {conditions}" if conditions else text
 
 
 @dataclass(frozen=True)
@@ -190,11 +311,7 @@ def scenario_trend(
     for point in points:
         by_study[point.study_id].append(point)
     refs = sorted((studies[study_id] for study_id in by_study), key=lambda ref: (ref.year, ref.study_id))
-    links = [
-        link
-        for ref in refs
-        for link in study_links(ref, {(p.build_version, p.clients): p.median for p in by_study[ref.study_id]})
-    ]
+    links = [link for ref in refs for link in study_links(ref, by_study[ref.study_id])]
     ordered_points = [point for ref in refs for point in sorted(by_study[ref.study_id], key=_point_order)]
     return ScenarioTrend(
         scenario_id=scenario[0],
@@ -207,5 +324,33 @@ def scenario_trend(
     )
 
 
-def _point_order(point: Point) -> tuple[int, str, int]:
-    return (version_sort_key(point.build_version), point.build_name, point.clients)
+def _point_order(point: Point) -> tuple[int, str, int, str]:
+    return (version_sort_key(point.build_version), point.build_name, point.clients, point.conditions)
+
+
+@dataclass(frozen=True)
+class LinkVerdict:
+    """Whether a link carries the index: "used", "preferred" (another study's link of the same pair was
+    preferred, rule 2) or "joined" (its versions were already joined by nearer links, rule 3)."""
+
+    link: VersionLink
+    verdict: str
+
+
+def link_verdicts(links: Iterable[VersionLink], index: Iterable[IndexPoint]) -> list[LinkVerdict]:
+    """Every link of a scenario with what became of it, in version order: the page lists them all."""
+    links = list(links)
+    chosen, _others = choose_per_pair(links)
+    used = [point.link for point in index if point.link is not None]
+    verdicts = [
+        LinkVerdict(link, "used" if link in used else "preferred" if chosen[link.pair] != link else "joined")
+        for link in links
+    ]
+    return sorted(
+        verdicts,
+        key=lambda verdict: (
+            version_sort_key(verdict.link.older_version),
+            version_sort_key(verdict.link.newer_version),
+            link_preference(verdict.link),
+        ),
+    )

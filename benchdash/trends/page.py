@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 from benchdash.studies.models import Study
 from benchdash.studies.results import Point
 from benchdash.trends.charts import index_figure, study_curves_figure
-from benchdash.trends.index import IndexPoint, ScenarioTrend
+from benchdash.trends.index import IndexPoint, LinkVerdict, ScenarioTrend, link_verdicts
 
 
 @dataclass(frozen=True)
 class IndexRow:
-    """A row of the index table; `gap_from` names the version before a break, where no study links the two."""
+    """A row of the index table; `gap_from` names the version before a break: no official study measured
+    both it and this version (nor any other pair across the break)."""
 
     point: IndexPoint
     gap_from: str | None = None
@@ -36,6 +37,7 @@ class TrendSection:
     figure: dict
     rows: list[IndexRow]
     studies: list[StudyChart] = field(default_factory=list)
+    links: list[LinkVerdict] = field(default_factory=list)
 
 
 def trend_sections(trends: list[ScenarioTrend], studies: Mapping[int, Study]) -> list[TrendSection]:
@@ -44,11 +46,7 @@ def trend_sections(trends: list[ScenarioTrend], studies: Mapping[int, Study]) ->
 
 
 def index_rows(points: list[IndexPoint]) -> list[IndexRow]:
-    rows = []
-    for previous, point in zip([None, *points], points, strict=False):
-        gap_from = previous.version if previous is not None and point.starts_segment else None
-        rows.append(IndexRow(point=point, gap_from=gap_from))
-    return rows
+    return [IndexRow(point=point, gap_from=point.gap_from if point.starts_segment else None) for point in points]
 
 
 def _section(trend: ScenarioTrend, studies: Mapping[int, Study]) -> TrendSection:
@@ -67,6 +65,7 @@ def _section(trend: ScenarioTrend, studies: Mapping[int, Study]) -> TrendSection
         figure=index_figure(trend.index),
         rows=index_rows(trend.index),
         studies=charts,
+        links=link_verdicts(trend.links, trend.index),
     )
 
 

@@ -78,7 +78,10 @@ def test_the_index_line_breaks_where_no_study_links_two_versions(client):
     traces = figure(response, f"index-{scenario.pk}")["data"]
     assert [trace["x"] for trace in traces] == [["9.2", "9.3"], ["13", "14"]]
     assert [trace["y"] for trace in traces] == [[100.0, 110.0], [100.0, 97.0]]
-    assert "No study links 9.3 and 13: the line breaks here and restarts at 100." in response.content.decode()
+    assert (
+        "No official study measured both 9.3 and 13: the line breaks here and restarts at 100."
+        in response.content.decode()
+    )
 
 
 @pytest.mark.django_db
@@ -148,3 +151,34 @@ def test_a_smoke_study_does_not_change_the_home_page_or_the_trends_file(client):
     assert b"".join(client.get(reverse("trends:csv")).streaming_content) == csv_before
     study.mark_official(True)
     assert b"".join(client.get(reverse("trends:csv")).streaming_content) != csv_before  # official, it counts
+
+
+@pytest.mark.django_db
+def test_the_page_explains_the_index_and_draws_it_from_zero(client):
+    scenario = ScenarioFactory(slug="pgecons-reference", name="Reference")
+    published_pair(scenario, "13.4", "14.0", {1: 0.973, 16: 0.973}, 2021, "thirteen to fourteen")
+    response = client.get(reverse("trends:index"), HTTP_ACCEPT_LANGUAGE="en")
+    page = response.content.decode()
+    assert "How the index is computed" in page
+    assert "the geometric mean, over the client levels both measured" in page
+    assert "more shared client levels; then the newer study (year)" in page
+    assert "Two builds of one major in one study (13.2 and 13.4) are kept apart" in page
+    layout = figure(response, f"index-{scenario.pk}")["layout"]
+    assert layout["yaxis"]["rangemode"] == "tozero"  # a 2.7% drop is not drawn as a cliff
+    assert [(shape["y0"], shape["y1"]) for shape in layout["shapes"]] == [(100.0, 100.0)]
+
+
+@pytest.mark.django_db
+def test_the_shipped_history_links_9_3_and_9_4_by_their_peaks_and_lists_every_link(client):
+    call_command("load_presets", stdout=io.StringIO())
+    response = client.get(reverse("trends:index"), HTTP_ACCEPT_LANGUAGE="en")
+    page = response.content.decode()
+    update = re.search(r'<section class="card trend-section" id="trend-pgecons-update">(.*?)</section>', page, re.S)
+    section = update.group(1)
+    assert "9.3 → 9.4 × 1.206" in section  # 41,000 / 34,000, the seed's 「1.2倍」
+    assert re.search(
+        r"not used: another study(&#x27;|')s link of these versions is preferred", section
+    )  # the 1.7 at 384
+    tpcb = re.search(r'id="trend-pgbench-tpcb">(.*?)</section>', page, re.S).group(1)
+    assert "No official study measured both 8.3 and 9.4: the line breaks here and restarts at 100." in tpcb
+    assert "not used: these versions are already joined by nearer links" in tpcb  # EDB 9.4 -> 11

@@ -100,6 +100,19 @@ def test_a_trends_file_holds_the_index_then_the_points(client, study_2021):
     assert cells[0]["index"] == "100.0"
     assert float(cells[1]["index"]) == pytest.approx(100 * 412.9373 / 437.2413)
     assert (cells[1]["study"], cells[1]["year"], cells[3]["median_tps"]) == ("2021年度 定点観測", "2021", "412.9373")
+    assert (cells[1]["link_older_version"], cells[1]["link_newer_version"], cells[1]["statistic"]) == (
+        "13",
+        "14",
+        "median",
+    )
+    assert (cells[0]["link_older_version"], cells[0]["link_ratio"]) == ("", "")  # a segment's start has no link
+    assert (cells[3]["statistic"], cells[3]["conditions"], cells[3]["year_inferred"]) == ("median", "", "false")
+
+
+def test_the_trends_file_reads_official_studies_only(client, study_2021):
+    study_2021.mark_official(False)
+    _, rows = _download(client, reverse("trends:csv"))
+    assert rows[1:] == []
 
 
 @pytest.mark.parametrize("title", ['=HYPERLINK("http://evil.example","x")', "+1", "@SUM(A1:A2)", "-2+3", "\tx", "\rx"])
