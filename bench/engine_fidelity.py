@@ -28,7 +28,7 @@ from workers.cluster import cluster_dir  # noqa: E402
 from workers.local_transport import local_run_user  # noqa: E402
 from workers.pgbench import parse_pgbench_output  # noqa: E402
 from workers.runner import run_trial  # noqa: E402
-from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec  # noqa: E402
+from workers.spec import BuildSpec, HostSpec, Prewarm, ScenarioSpec, TrialSpec  # noqa: E402
 from workers.transport import Transport, connect  # noqa: E402
 
 RUN_USER = local_run_user()
@@ -60,7 +60,7 @@ def removed_after(path: str) -> Iterator[None]:
 
 def bench_spec(host: HostSpec, options: argparse.Namespace, **collect: bool) -> TrialSpec:
     build = BuildSpec(name="bench-pg", kind="installed", bin_dir=options.bin_dir)
-    scenario = ScenarioSpec(slug=f"pgbench-{options.builtin}", builtin=options.builtin, prewarm=True)
+    scenario = ScenarioSpec(slug=f"pgbench-{options.builtin}", builtin=options.builtin, prewarm=Prewarm.TRIAL)
     return TrialSpec(
         trial_id=1,
         study_id=1,
@@ -74,6 +74,7 @@ def bench_spec(host: HostSpec, options: argparse.Namespace, **collect: bool) -> 
         scale=options.scale,
         collect_sar=collect.get("sar", False),
         collect_wait_events=collect.get("wait_events", False),
+        prewarm=True,
     )
 
 

@@ -5,7 +5,7 @@ import factory
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.points import points_refresh
-from workers.spec import Reset
+from workers.spec import Prewarm, Reset
 
 
 class HostFactory(factory.django.DjangoModelFactory):
@@ -41,7 +41,7 @@ class ScenarioFactory(factory.django.DjangoModelFactory):
     builtin = Scenario.Builtin.SELECT_ONLY
     scale = 1
     reset = Reset.ONCE
-    prewarm = False
+    prewarm = Prewarm.NONE
 
 
 class StudyFactory(factory.django.DjangoModelFactory):

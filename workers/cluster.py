@@ -27,7 +27,7 @@ from workers.pg_conf import (
     unknown_settings,
 )
 from workers.settings_rules import study_settings_refusals
-from workers.spec import Reset, TrialSpec
+from workers.spec import Prewarm, Reset, TrialSpec
 from workers.transport import CommandResult, Transport
 
 SUPERUSER = "postgres"
@@ -245,9 +245,15 @@ class Cluster:
         return int(out.strip().splitlines()[-1])
 
     def checkpoint_vacuum(self) -> None:
-        # VACUUM first, so that the CHECKPOINT also writes out the pages the vacuum dirtied.
-        self.psql("VACUUM;\n", timeout=3600)
+        """After a run, in the seed's order: 「1回測定するたびにcheck pointとvacuumを実施する」 (seed 001)."""
         self.psql("CHECKPOINT;\n", timeout=3600)
+        self.psql("VACUUM;\n", timeout=3600)
+
+    def rebuild_maintenance(self) -> None:
+        """After the data is rebuilt, in the seed's order: 「検証データの再作成と vacuum full, check point,
+        ANALYZEを実施」 (seed 001, Windows 更新系, at the end of each round)."""
+        for statement in ("VACUUM FULL;", "CHECKPOINT;", "ANALYZE;"):
+            self.psql(statement + "\n", timeout=7200)
 
     def snapshot(self) -> None:
         """Copy the data directory aside with the server stopped; restarts it if it was running."""
@@ -385,7 +391,9 @@ def prepare_cluster(
           the scenario resets data again later and reset_method is "restore";
        b. data there and spec.reset_data: restore the snapshot, or run pgbench -i again;
        c. write the study's settings and start.
-    4. Prewarm when the scenario asks, on a server taken over too: the procedure prewarms before every run.
+    4. Prewarm where the plan says (spec.prewarm: every run, or the first of a round, as the scenario's rule
+       says), on a server taken over too; and whenever the server started cold here while the rule prewarms
+       at all: the procedure measures from a warm cache, so a restart must not leave it cold.
     """
     if reset_method not in RESET_METHODS:
         raise ValueError(f"reset_method must be one of {RESET_METHODS}, not {reset_method!r}")
@@ -393,13 +401,14 @@ def prepare_cluster(
     cluster = cluster_for(transport, spec, installed)
     marker = data_marker(spec, installed.version)
     same_data = cluster.read_marker() == marker
-    if same_data and not spec.reset_data and cluster.take_over(spec.pg_settings):
+    taken_over = same_data and not spec.reset_data and cluster.take_over(spec.pg_settings)
+    if taken_over:
         stop_leftover_servers(transport, installed, keep=cluster.data_dir)
     else:
         stop_leftover_servers(transport, installed)
         have_data = same_data and transport.exists(posixpath.join(cluster.data_dir, "PG_VERSION"))
         _ready_data(cluster, spec, marker, have_data=have_data, reset_method=reset_method)
-    if spec.scenario.prewarm:
+    if spec.prewarm or (spec.scenario.prewarm != Prewarm.NONE and not taken_over):
         cluster.prewarm()
     return cluster
 
@@ -437,7 +446,7 @@ def _ready_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, have_data: b
     cluster.configure(spec.pg_settings)
     cluster.start()
     if spec.reset_data and not by_snapshot:
-        cluster.pgbench_init(spec.scale, spec.fillfactor)
+        _build_data(cluster, spec)
 
 
 def _create_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, keep_snapshot: bool) -> None:
@@ -446,7 +455,14 @@ def _create_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, keep_snapsh
     cluster.initdb()
     cluster.configure(spec.pg_settings)
     cluster.start()
-    cluster.pgbench_init(spec.scale, spec.fillfactor)
+    _build_data(cluster, spec)
     if keep_snapshot:
         cluster.snapshot()
     cluster.write_marker(marker)
+
+
+def _build_data(cluster: Cluster, spec: TrialSpec) -> None:
+    """pgbench -i, then the scenario's maintenance of fresh data; a snapshot taken after this restores both."""
+    cluster.pgbench_init(spec.scale, spec.fillfactor)
+    if spec.scenario.reset_vacuum_full:
+        cluster.rebuild_maintenance()

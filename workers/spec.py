@@ -18,6 +18,24 @@ class Reset(StrEnum):
     TRIAL = "trial"
 
 
+class Prewarm(StrEnum):
+    """When pgbench_accounts is loaded into shared buffers (pg_prewarm): never, at the start of each
+    round (seed 001, Windows 更新系: 各測定周の初めに), or before every run. The plan marks the trials."""
+
+    NONE = "none"
+    ROUND = "round"
+    TRIAL = "trial"
+
+
+class RunOrder(StrEnum):
+    """The order of a study's trials within each round: shuffled by the study's seed (the fixed-point
+    observation: ランダムな順序で3回繰り返す), or fixed, client levels ascending (seed 001, Windows:
+    上記順番で1回ずつ測定、これを3周する)."""
+
+    RANDOM = "random"
+    ASCENDING = "ascending"
+
+
 @dataclass(frozen=True)
 class HostSpec:
     """How to reach a host. `host_key` is the pinned public key ('ssh-ed25519 AAAA...')."""
@@ -48,12 +66,16 @@ class BuildSpec:
 
 @dataclass(frozen=True)
 class ScenarioSpec:
+    """A workload and the procedure around it. `checkpoint_vacuum`: CHECKPOINT, then VACUUM, after each run;
+    `reset_vacuum_full`: VACUUM FULL, CHECKPOINT, ANALYZE after each rebuild of the data (seed 001)."""
+
     slug: str
     builtin: str = ""  # "", "tpcb-like", "select-only", "simple-update"
     script: str = ""
     reset: str = Reset.ONCE
-    prewarm: bool = True
+    prewarm: str = Prewarm.NONE
     checkpoint_vacuum: bool = False
+    reset_vacuum_full: bool = False
     protocol: str = "simple"
 
 
@@ -80,6 +102,9 @@ class TrialSpec:
     # True when the plan says this trial starts from fresh data (first of the study, of a round,
     # or every trial, as the scenario says); the runner also resets when no data exists yet.
     reset_data: bool = False
+    # True when the plan says this trial loads the cache first (every trial, or the first of its data in a
+    # round, as the scenario's prewarm rule says); a server that starts cold is warmed whenever the rule is not none.
+    prewarm: bool = False
     # Profiling runs are extra, unreported runs: perf is never taken during a measured repetition.
     profile_only: bool = False
     # Leave the server running after a trial that went well, because the next trial on this host uses the

@@ -108,18 +108,21 @@ class ScenarioAdmin(admin.ModelAdmin):
         "scale",
         "fillfactor",
         "reset",
+        "prewarm",
+        "checkpoint_vacuum",
+        "reset_vacuum_full",
         "thread_rule",
         "protocol",
     ]
-    list_filter = ["builtin", "reset", "thread_rule", "protocol"]
+    list_filter = ["builtin", "reset", "prewarm", "thread_rule", "protocol"]
     search_fields = ["slug", "name", "description", "script"]
 
 
 @admin.register(StudyPreset)
 class StudyPresetAdmin(admin.ModelAdmin):
     form = StudyPresetAdminForm
-    list_display = ["slug", "name", "client_levels", "repetitions", "duration_s", "scale"]
-    search_fields = ["slug", "name", "source"]
+    list_display = ["slug", "name", "client_levels", "repetitions", "run_order", "duration_s", "scale"]
+    search_fields = ["slug", "name", "source", "procedure"]
     filter_horizontal = ["scenarios"]
 
 
@@ -134,7 +137,7 @@ class TrialInline(admin.TabularInline):
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
     form = StudyAdminForm
-    list_display = ["title", "year", "kind", "status", "official", "db_host", "baseline", "created_at"]
+    list_display = ["title", "year", "kind", "status", "official", "run_order", "db_host", "baseline", "created_at"]
     list_filter = ["kind", "status", "official", "year", "db_host"]
     search_fields = ["title", "source", "hardware", "notes"]
     filter_horizontal = ["builds", "scenarios"]

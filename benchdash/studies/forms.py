@@ -4,13 +4,14 @@ import random
 from typing import Any
 
 from django import forms
+from django.http import QueryDict
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.capacity import size_text
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
-from benchdash.studies.models import Scenario, StudyPreset
+from benchdash.studies.models import RUN_ORDER_LABELS, Scenario, StudyPreset
 from benchdash.studies.pg_settings import settings_text
 from benchdash.studies.plan import PlannedTrial, estimate_seconds, plan_study
 from benchdash.studies.validation import (
@@ -22,6 +23,7 @@ from benchdash.studies.validation import (
     max_duration_s,
     study_disk_estimate,
 )
+from workers.spec import RunOrder
 
 
 def build_label(build: Build) -> str:
@@ -48,12 +50,21 @@ class StudyForm(forms.Form):
         label=_("scenarios"), queryset=Scenario.objects.all(), widget=forms.CheckboxSelectMultiple
     )
     client_preset = forms.ModelChoiceField(
-        label=_("client levels from a preset"), queryset=StudyPreset.objects.all(), required=False
+        label=_("study preset"),
+        queryset=StudyPreset.objects.all(),
+        required=False,
+        help_text=_(
+            "A seed's study design: fills in its scenarios, client levels, repetitions, run order, duration, scale "
+            "and postgresql.conf (each still editable). Its scenarios carry the seed's procedure."
+        ),
     )
     client_levels = ClientLevelsField(
         label=_("client levels"), max_length=500, help_text=_("Comma-separated, e.g. 1,16,32.")
     )
     repetitions = WholeNumberField(label=_("repetitions"), min_value=1, max_value=20, initial=3)
+    run_order = forms.ChoiceField(
+        label=_("run order"), choices=[(order.value, label) for order, label in RUN_ORDER_LABELS.items()]
+    )
     duration_s = WholeNumberField(label=_("duration (s)"), min_value=1, initial=60)
     scale = WholeNumberField(label=_("scale"), min_value=1, max_value=SCALE_MAX, initial=1)
     fillfactor = WholeNumberField(
@@ -100,13 +111,7 @@ class StudyForm(forms.Form):
 
     def preset_defaults(self) -> dict[int, dict[str, str]]:
         """What picking a preset fills in, for the page's script."""
-        return {
-            preset.pk: {
-                "client_levels": ",".join(map(str, preset.client_levels)),
-                "pg_settings": settings_text(preset.pg_settings),
-            }
-            for preset in StudyPreset.objects.all()
-        }
+        return {preset.pk: preset_values(preset) for preset in StudyPreset.objects.prefetch_related("scenarios")}
 
     def planned_trials(self) -> list[PlannedTrial]:
         """The trials this valid form would queue, in run order."""
@@ -117,6 +122,7 @@ class StudyForm(forms.Form):
             client_levels=cleaned["client_levels"],
             repetitions=cleaned["repetitions"],
             seed=cleaned["seed"],
+            order=cleaned["run_order"],
         )
 
     def estimated_seconds(self) -> float:
@@ -143,18 +149,38 @@ class StudyForm(forms.Form):
         }
 
 
+def preset_values(preset: StudyPreset) -> dict[str, Any]:
+    """What choosing a study preset fills in: its design and the seed's procedure (scale, duration, run order)."""
+    return {
+        "client_levels": ",".join(map(str, preset.client_levels)),
+        "pg_settings": settings_text(preset.pg_settings),
+        "repetitions": str(preset.repetitions),
+        "run_order": preset.run_order,
+        "duration_s": str(preset.duration_s),
+        "scale": str(preset.scale),
+        "scenarios": [str(scenario.pk) for scenario in preset.scenarios.all()],
+    }
+
+
 def _with_defaults(data: Any) -> Any:
-    """Draw the seed when left empty, and take client levels / settings from the chosen presets when
-    their text was left empty (the page's script fills them in; this covers a page without script)."""
+    """Draw the seed when left empty, and take from the chosen study preset what was left empty (its design
+    and procedure; the page's script fills them in when the preset is picked, this covers a page without
+    script and `queue_study --preset`); settings from the settings preset, else from the study preset."""
     data = data.copy()
     if not str(data.get("seed", "")).strip():
         data["seed"] = str(random.SystemRandom().randrange(SEED_MAX + 1))
     client_preset = _preset(data.get("client_preset"))
-    if client_preset and not str(data.get("client_levels", "")).strip():
-        data["client_levels"] = ",".join(map(str, client_preset.client_levels))
-    settings_preset = _preset(data.get("settings_preset"))
-    if settings_preset and not str(data.get("pg_settings", "")).strip():
-        data["pg_settings"] = settings_text(settings_preset.pg_settings)
+    settings_preset = _preset(data.get("settings_preset")) or client_preset
+    values = preset_values(client_preset) if client_preset else {}
+    if settings_preset:
+        values["pg_settings"] = settings_text(settings_preset.pg_settings)
+    for name, value in values.items():
+        if name == "scenarios" and isinstance(data, QueryDict) and not data.getlist(name):
+            data.setlist(name, value)
+        elif name != "scenarios" and not str(data.get(name, "")).strip():
+            data[name] = value
+    if not str(data.get("run_order", "")).strip():
+        data["run_order"] = RunOrder.RANDOM.value
     return data
 
 

@@ -11,9 +11,18 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
-from workers.spec import Reset
+from workers.spec import Prewarm, Reset, RunOrder
 
 RESET_LABELS = {Reset.ONCE: _("once per study"), Reset.ROUND: _("every round"), Reset.TRIAL: _("every trial")}
+PREWARM_LABELS = {
+    Prewarm.NONE: _("none"),
+    Prewarm.ROUND: _("at the start of each round"),
+    Prewarm.TRIAL: _("before every run"),
+}
+RUN_ORDER_LABELS = {
+    RunOrder.RANDOM: _("random, each round shuffled by the seed"),
+    RunOrder.ASCENDING: _("fixed: each round in the same order, client levels ascending"),
+}
 
 
 class Scenario(models.Model):
@@ -32,7 +41,7 @@ class Scenario(models.Model):
 
     class ThreadRule(models.TextChoices):
         HALF = "half", _("clients / 2 (at least 1)")
-        ONE = "one", _("1")
+        ONE = "one", _("1 (pgbench's default)")
         SAME = "same", _("same as clients")
 
     slug = models.SlugField(_("slug"), max_length=64, unique=True)
@@ -48,8 +57,16 @@ class Scenario(models.Model):
         choices=[(rule.value, label) for rule, label in RESET_LABELS.items()],
         default=Reset.ONCE.value,
     )
-    prewarm = models.BooleanField(_("prewarm with pg_prewarm"), default=True)
-    checkpoint_vacuum = models.BooleanField(_("checkpoint and vacuum after each run"), default=False)
+    prewarm = models.CharField(
+        _("prewarm with pg_prewarm"),
+        max_length=8,
+        choices=[(rule.value, label) for rule, label in PREWARM_LABELS.items()],
+        default=Prewarm.NONE.value,
+    )
+    checkpoint_vacuum = models.BooleanField(_("CHECKPOINT, then VACUUM, after each run"), default=False)
+    reset_vacuum_full = models.BooleanField(
+        _("VACUUM FULL, CHECKPOINT and ANALYZE after each data rebuild"), default=False
+    )
     protocol = models.CharField(_("query mode"), max_length=10, choices=Protocol.choices, default=Protocol.SIMPLE)
     thread_rule = models.CharField(_("threads"), max_length=8, choices=ThreadRule.choices, default=ThreadRule.HALF)
     source = models.CharField(_("source"), max_length=300, blank=True)
@@ -86,7 +103,15 @@ class StudyPreset(models.Model):
     duration_s = models.PositiveIntegerField(_("duration (s)"), default=60)
     scale = models.PositiveIntegerField(_("scale"), default=2000)
     pg_settings = models.JSONField(_("postgresql.conf settings"), default=dict, blank=True)
+    run_order = models.CharField(
+        _("run order"),
+        max_length=10,
+        choices=[(order.value, label) for order, label in RUN_ORDER_LABELS.items()],
+        default=RunOrder.RANDOM.value,
+    )
     source = models.CharField(_("source"), max_length=300, blank=True)
+    # The seed's own wording for each step of the study's procedure, and what it does not state.
+    procedure = models.TextField(_("procedure, as the seed states it"), blank=True)
 
     class Meta:
         ordering = ["slug"]
@@ -174,6 +199,12 @@ class Study(models.Model):
     collect_perf = models.BooleanField(_("collect perf"), default=False)
     collect_wait_events = models.BooleanField(_("sample wait events"), default=True)
     seed = models.BigIntegerField(_("random seed"), default=0)
+    run_order = models.CharField(
+        _("run order"),
+        max_length=10,
+        choices=[(order.value, label) for order, label in RUN_ORDER_LABELS.items()],
+        default=RunOrder.RANDOM.value,
+    )
     import_key = models.CharField(max_length=64, unique=True, null=True, blank=True, editable=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -264,8 +295,9 @@ class Trial(models.Model):
     position = models.PositiveIntegerField(_("order"), null=True, blank=True)
     status = models.CharField(_("status"), max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
-    # Decided by the plan from the scenario's reset rule (studies/plan.py).
+    # Decided by the plan from the scenario's reset and prewarm rules (studies/plan.py).
     reset_data = models.BooleanField(_("starts from fresh data"), default=False)
+    prewarm = models.BooleanField(_("loads the cache first (pg_prewarm)"), default=False)
     published = models.BooleanField(_("published figure"), default=False)
     statistic = models.CharField(_("statistic"), max_length=10, choices=Statistic.choices, default=Statistic.MEDIAN)
     tps = models.FloatField(_("TPS"), null=True, blank=True)

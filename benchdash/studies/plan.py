@@ -1,4 +1,5 @@
-"""A study's plan: every build x scenario x clients x repetition, in the random order the seeds use.
+"""A study's plan: every build x scenario x clients x repetition, in the order its procedure says: shuffled
+per round as the fixed-point observation does, or fixed, client levels ascending, as the 2020 Windows study did.
 
 Pure functions over plain data: no models, no database.
 """
@@ -8,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from workers.spec import Reset
+from workers.spec import Prewarm, Reset, RunOrder
 
 
 class Row(Protocol):
@@ -17,14 +18,16 @@ class Row(Protocol):
 
 class ScenarioRow(Row, Protocol):
     reset: str
+    prewarm: str
 
 
 @dataclass(frozen=True)
 class ScenarioRule:
-    """What the plan needs to know of a scenario: its id and its data-reset rule."""
+    """What the plan needs to know of a scenario: its id, its data-reset rule and its prewarm rule."""
 
     scenario_id: int
     reset: str
+    prewarm: str = Prewarm.NONE
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,7 @@ class PlannedTrial:
     clients: int
     repetition: int
     reset_data: bool
+    prewarm: bool = False
 
 
 def plan_study(
@@ -44,15 +48,19 @@ def plan_study(
     client_levels: Sequence[int],
     repetitions: int,
     seed: int,
+    order: str = RunOrder.RANDOM,
 ) -> list[PlannedTrial]:
-    """The plan of a study's builds and scenarios (rows, or anything with pk and reset), taken in id order
-    so that the form's preview and the queued study get the same plan from the same choices."""
+    """The plan of a study's builds and scenarios (rows, or anything with pk, reset and prewarm), taken in id
+    order so that the form's preview and the queued study get the same plan from the same choices."""
     return plan_trials(
         build_ids=sorted(build.pk for build in builds),
-        scenarios=[ScenarioRule(scenario.pk, scenario.reset) for scenario in sorted(scenarios, key=_pk)],
+        scenarios=[
+            ScenarioRule(scenario.pk, scenario.reset, scenario.prewarm) for scenario in sorted(scenarios, key=_pk)
+        ],
         client_levels=client_levels,
         repetitions=repetitions,
         seed=seed,
+        order=order,
     )
 
 
@@ -67,43 +75,50 @@ def plan_trials(
     client_levels: Sequence[int],
     repetitions: int,
     seed: int,
+    order: str = RunOrder.RANDOM,
 ) -> list[PlannedTrial]:
     """Expand a study into its trials, in run order.
 
     1. Each repetition is one round holding every build x scenario x clients once.
-    2. The rounds are shuffled one after another by one random.Random(seed), as the seeds do it
-       ("randomly ordered, repeated 3 times"): the same seed gives the same order.
+    2. Order "random": the rounds are shuffled one after another by one random.Random(seed), as the seeds
+       do it ("randomly ordered, repeated 3 times"): the same seed gives the same order. Order "ascending":
+       every round in the same fixed order, build by build, scenario by scenario, client levels ascending
+       ("in the above order, once each, three rounds").
     3. position is the index in the concatenated rounds.
-    4. reset_data follows the scenario's rule: "trial" resets every trial; "round" the first trial of
-       each build in each round; "once" the first trial of that build + scenario in the study.
+    4. reset_data follows the scenario's rule: "trial" resets every trial; "round" the first trial of each
+       build + scenario (its own data) in each round; "once" the first trial of that build + scenario.
+    5. prewarm follows the scenario's prewarm rule: "trial" every trial; "round" the first trial of each
+       build + scenario in each round; "none" never.
     """
     rng = random.Random(seed)
-    reset_by_scenario = {rule.scenario_id: rule.reset for rule in scenarios}
+    rules = {rule.scenario_id: rule for rule in scenarios}
     points = [
         (build_id, rule.scenario_id, clients)
         for build_id in build_ids
         for rule in scenarios
-        for clients in client_levels
+        for clients in (sorted(client_levels) if order == RunOrder.ASCENDING else client_levels)
     ]
     planned: list[PlannedTrial] = []
     seen_once: set[tuple[int, int]] = set()
     for repetition in range(1, repetitions + 1):
         round_points = list(points)
-        rng.shuffle(round_points)
-        seen_in_round: set[int] = set()
+        if order != RunOrder.ASCENDING:
+            rng.shuffle(round_points)
+        seen_in_round: set[tuple[int, int]] = set()
         for build_id, scenario_id, clients in round_points:
-            reset = _needs_reset(reset_by_scenario[scenario_id], build_id, scenario_id, seen_in_round, seen_once)
-            planned.append(PlannedTrial(len(planned), build_id, scenario_id, clients, repetition, reset))
+            data = (build_id, scenario_id)
+            first_in_round, first_in_study = data not in seen_in_round, data not in seen_once
+            seen_in_round.add(data)
+            seen_once.add(data)
+            rule = rules[scenario_id]
+            reset = _by_rule(rule.reset, first_in_round, first_in_study)
+            prewarm = _by_rule(rule.prewarm, first_in_round, first_in_study=False)
+            planned.append(PlannedTrial(len(planned), build_id, scenario_id, clients, repetition, reset, prewarm))
     return planned
 
 
-def _needs_reset(
-    rule: str, build_id: int, scenario_id: int, seen_in_round: set[int], seen_once: set[tuple[int, int]]
-) -> bool:
-    first_in_round = build_id not in seen_in_round
-    first_in_study = (build_id, scenario_id) not in seen_once
-    seen_in_round.add(build_id)
-    seen_once.add((build_id, scenario_id))
+def _by_rule(rule: str, first_in_round: bool, first_in_study: bool) -> bool:
+    """Whether a trial does what a per-trial, per-round or once-per-study rule says (none: never)."""
     if rule == Reset.TRIAL:
         return True
     if rule == Reset.ROUND:

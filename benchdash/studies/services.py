@@ -23,7 +23,7 @@ from benchdash.studies.evidence.store import evidence_refresh
 from benchdash.studies.models import Artifact, Study, Trial
 from benchdash.studies.plan import PlannedTrial, plan_study
 from benchdash.studies.points import points_refresh
-from workers.spec import TrialOutcome
+from workers.spec import RunOrder, TrialOutcome
 
 ACTIVE = (Study.Status.QUEUED, Study.Status.RUNNING)
 FINISHED_TRIALS = (Trial.Status.SUCCEEDED, Trial.Status.FAILED)
@@ -42,6 +42,7 @@ def study_plan(study: Study) -> list[PlannedTrial]:
         client_levels=study.client_levels,
         repetitions=study.repetitions or 0,  # None only for a published study, which plans nothing
         seed=study.seed,
+        order=study.run_order,
     )
 
 
@@ -64,6 +65,7 @@ def study_create(*, data: Mapping[str, Any], created_by: Any = None) -> Study:
         collect_perf=data.get("collect_perf", False),
         collect_wait_events=data.get("collect_wait_events", False),
         seed=data["seed"],
+        run_order=data.get("run_order") or RunOrder.RANDOM,
         created_by=created_by if getattr(created_by, "pk", None) else None,
     )
     study.builds.set(data["builds"])
@@ -80,6 +82,7 @@ def study_create(*, data: Mapping[str, Any], created_by: Any = None) -> Study:
             repetition=planned.repetition,
             position=planned.position,
             reset_data=planned.reset_data,
+            prewarm=planned.prewarm,
         )
         for planned in study_plan(study)
     )

@@ -60,6 +60,7 @@ def trial_spec(trial: Trial) -> TrialSpec:
         collect_perf=study.collect_perf,
         collect_wait_events=study.collect_wait_events,
         reset_data=trial.reset_data or trial.attempts > 1,
+        prewarm=trial.prewarm,
         keep_server=_next_takes_the_server(trial),
         collect_facts=not known_facts,
         known_facts=known_facts,

@@ -10,6 +10,7 @@ from benchdash.inventory.models import Build
 from benchdash.studies.charts import tps_by_clients_figure
 from benchdash.studies.evidence.page import study_evidence
 from benchdash.studies.models import Scenario, Study, Trial
+from benchdash.studies.procedure import scenario_procedures, study_steps
 from benchdash.studies.queries import study_summary
 from benchdash.studies.tables import scenario_tables
 
@@ -43,5 +44,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "builds": study.builds.order_by("version_sort", "name"),
         "trials": Paginator(trials, TRIALS_PER_PAGE).get_page(request.GET.get("page")),
         "evidence": study_evidence(study, tables, perf_clients=request.GET.get("perf_clients")),
+        "steps": study_steps(study),
+        "procedures": scenario_procedures(study, study.scenarios.order_by("slug")),
     }
     return render(request, "studies/detail.html", ctx)

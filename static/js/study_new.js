@@ -1,25 +1,47 @@
-// The new-study form: picking a preset fills in its client levels or its postgresql.conf settings (still editable).
+// The new-study form: picking a study preset fills in its design and the seed's procedure (scenarios, client
+// levels, repetitions, run order, duration, scale, postgresql.conf); picking a settings preset fills in its
+// postgresql.conf. Everything stays editable.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", function () {
   var presets = JSON.parse(document.getElementById("study-presets").textContent);
 
-  function fillFrom(selectId, targetId, key) {
-    var select = document.getElementById(selectId);
-    var target = document.getElementById(targetId);
-    if (!select || !target) {
-      return;
+  function setField(name, value) {
+    var field = document.getElementById("id_" + name);
+    if (field) {
+      field.value = value;
     }
-    select.addEventListener("change", function () {
-      var preset = presets[select.value];
-      if (preset) {
-        target.value = preset[key];
-      }
+  }
+
+  function setScenarios(ids) {
+    document.querySelectorAll("input[name=scenarios]").forEach(function (box) {
+      box.checked = ids.indexOf(box.value) !== -1;
     });
   }
 
-  fillFrom("id_client_preset", "id_client_levels", "client_levels");
-  fillFrom("id_settings_preset", "id_pg_settings", "pg_settings");
+  var studyPreset = document.getElementById("id_client_preset");
+  if (studyPreset) {
+    studyPreset.addEventListener("change", function () {
+      var preset = presets[studyPreset.value];
+      if (!preset) {
+        return;
+      }
+      ["client_levels", "repetitions", "run_order", "duration_s", "scale", "pg_settings"].forEach(function (name) {
+        setField(name, preset[name]);
+      });
+      setScenarios(preset.scenarios);
+    });
+  }
+
+  var settingsPreset = document.getElementById("id_settings_preset");
+  if (settingsPreset) {
+    settingsPreset.addEventListener("change", function () {
+      var preset = presets[settingsPreset.value];
+      if (preset) {
+        setField("pg_settings", preset.pg_settings);
+      }
+    });
+  }
 
   // Any change after a preview makes its numbers stale: hide the queue button until previewed again.
   var form = document.querySelector("form.study-form");

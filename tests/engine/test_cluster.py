@@ -10,7 +10,7 @@ import pytest
 from workers.builds import install_build
 from workers.cluster import Cluster, ClusterError, RefusedSetting, cluster_for, prepare_cluster
 from workers.pg_conf import conf_quote, hba_address, listening_ports, unknown_settings
-from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
+from workers.spec import BuildSpec, HostSpec, Prewarm, ScenarioSpec, TrialSpec
 from workers.transport import connect
 
 STUDY_SETTINGS = {"shared_buffers": "64MB", "work_mem": "4MB", "autovacuum": "off"}
@@ -23,13 +23,14 @@ def trial(host: HostSpec, build: BuildSpec, *, reset_data: bool = False, reset: 
         db_host=host,
         client_host=host,
         build=build,
-        scenario=ScenarioSpec(slug="update", builtin="tpcb-like", reset=reset, prewarm=True),
+        scenario=ScenarioSpec(slug="update", builtin="tpcb-like", reset=reset, prewarm=Prewarm.TRIAL),
         clients=1,
         threads=1,
         duration_s=2,
         scale=1,
         pg_settings=dict(STUDY_SETTINGS),
         reset_data=reset_data,
+        prewarm=True,
     )
 
 
@@ -251,3 +252,63 @@ def test_stopping_a_server_that_does_not_run_is_quiet(local_transport, installed
     cluster.start()
     cluster.stop()
     assert cluster.is_running() is False
+
+
+LOGGED = {**STUDY_SETTINGS, "log_statement": "all"}
+
+
+def statements(cluster: Cluster) -> list[str]:
+    """What the server ran, in order, from its log (log_statement = all)."""
+    log = cluster.server_log_tail(5000).decode("utf-8", "replace")
+    return [line.split("statement: ", 1)[1].strip() for line in log.splitlines() if "statement: " in line]
+
+
+def test_after_a_run_it_checkpoints_then_vacuums_as_seed_001_orders_it(local_transport, installed_build, new_cluster):
+    # 「1回測定するたびにcheck pointとvacuumを実施する」
+    cluster = new_cluster(local_transport, installed_build)
+    cluster.configure(LOGGED)
+    cluster.start()
+    cluster.checkpoint_vacuum()
+    assert [statement for statement in statements(cluster) if statement in ("CHECKPOINT;", "VACUUM;")] == [
+        "CHECKPOINT;",
+        "VACUUM;",
+    ]
+
+
+def test_a_rebuild_with_maintenance_runs_vacuum_full_checkpoint_analyze_after_pgbench_i(
+    local_target, local_transport, installed_build, running_clusters
+):
+    # 「各測定周の最後に検証データの再作成と vacuum full, check point, ANALYZEを実施」
+    spec = trial(local_target, installed_build, reset="round", reset_data=True)
+    spec = replace(spec, pg_settings=LOGGED, scenario=replace(spec.scenario, reset_vacuum_full=True))
+    cluster = prepare_cluster(local_transport, spec, reset_method="init")
+    running_clusters.append(cluster)
+    ran = statements(cluster)
+    maintenance = [statement for statement in ran if statement in ("VACUUM FULL;", "CHECKPOINT;", "ANALYZE;")]
+    assert maintenance == ["VACUUM FULL;", "CHECKPOINT;", "ANALYZE;"]
+    assert ran.index("VACUUM FULL;") > max(
+        i for i, statement in enumerate(ran) if "pgbench_accounts" in statement and statement.startswith("copy")
+    )
+    again = prepare_cluster(local_transport, spec, reset_method="init")  # the next round rebuilds it all again
+    assert [s for s in statements(again) if s == "VACUUM FULL;"] == ["VACUUM FULL;"] * 2
+
+
+def test_a_round_prewarm_warms_where_the_plan_says_and_when_the_server_starts_cold(
+    local_target, local_transport, installed_build, running_clusters
+):
+    spec = trial(local_target, installed_build, reset="once")
+    spec = replace(spec, pg_settings=LOGGED, scenario=replace(spec.scenario, prewarm=Prewarm.ROUND))
+
+    def prewarms(cluster: Cluster) -> int:
+        return sum("pg_prewarm('pgbench_accounts')" in statement for statement in statements(cluster))
+
+    first = prepare_cluster(local_transport, replace(spec, prewarm=True))  # the round's first trial
+    running_clusters.append(first)
+    taken_over = prepare_cluster(local_transport, replace(spec, prewarm=False))  # later in the round, server kept
+    assert (prewarms(first), prewarms(taken_over)) == (1, 1)
+    taken_over.stop()
+    cold = prepare_cluster(local_transport, replace(spec, prewarm=False))  # the server had to start again
+    assert prewarms(cold) == 2
+    unwarmed = replace(spec, prewarm=False, scenario=replace(spec.scenario, prewarm=Prewarm.NONE))
+    cold.stop()
+    assert prewarms(prepare_cluster(local_transport, unwarmed)) == 2  # a procedure without prewarm never warms

@@ -31,6 +31,7 @@ def scenario(slug: str) -> ScenarioSpec:
         reset=preset.reset,
         prewarm=preset.prewarm,
         checkpoint_vacuum=preset.checkpoint_vacuum,
+        reset_vacuum_full=preset.reset_vacuum_full,
         protocol=preset.protocol,
     )
 
@@ -51,6 +52,7 @@ def trial(host: HostSpec, build: BuildSpec, slug: str = "pgecons-reference", **c
         collect_sar=True,
         collect_wait_events=True,
         reset_data=True,
+        prewarm=PRESETS[slug].prewarm != "none",
     )
     return replace(spec, **changes)  # type: ignore[arg-type]
 
@@ -117,10 +119,16 @@ def test_a_seed_trial_reports_tps_at_the_study_scale(target, installed_build, sl
     assert {"sar", "server_log", "settings"} <= outcome.artifacts.keys()
 
 
-def test_the_update_trial_checkpoints_and_vacuums_after_the_run(local, installed_build):
-    outcome = run_trial(trial(local.host, installed_build, "pgecons-update"), local)
+def test_the_windows_update_trial_checkpoints_and_vacuums_after_the_run(local, installed_build):
+    outcome = run_trial(trial(local.host, installed_build, "pgecons-windows-update"), local)
     assert outcome.ok is True
     assert outcome.timings["checkpoint_vacuum"] > 0
+
+
+def test_the_2021_update_trial_does_nothing_the_seed_does_not_state(local, installed_build):
+    outcome = run_trial(trial(local.host, installed_build, "pgecons-update"), local)
+    assert outcome.ok is True
+    assert "checkpoint_vacuum" not in outcome.timings
 
 
 def test_it_leaves_no_server_and_no_trial_files_behind(local, installed_build):

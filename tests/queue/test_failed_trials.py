@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def broken_scenario() -> Scenario:
     return Scenario.objects.create(
-        slug="broken", name="broken", script="SELECT no_such_column FROM pgbench_branches;\n", prewarm=False
+        slug="broken", name="broken", script="SELECT no_such_column FROM pgbench_branches;\n", prewarm="none"
     )
 
 

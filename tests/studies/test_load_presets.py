@@ -42,11 +42,11 @@ def test_it_changes_nothing_when_run_twice() -> None:
     second_output = load_presets()
 
     assert row_counts() == counts_after_first
-    assert counts_after_first["Scenario"] == 5
+    assert counts_after_first["Scenario"] == 7
     assert counts_after_first["StudyPreset"] == 4
     assert "scenario pgecons-reference: created" in first_output
     assert "scenario pgecons-reference" not in second_output
-    assert "presets: 0 created or updated, 9 unchanged" in second_output
+    assert "presets: 0 created or updated, 11 unchanged" in second_output
     assert "0 studies created" in second_output
     assert "0 figures created, 41 already present" in second_output
 
@@ -84,10 +84,10 @@ def test_the_update_scenario_rebuilds_data_for_every_trial_with_fillfactor_80() 
     assert scenario.script == SEED_UPDATE.replace("¥", "\\")
     assert scenario.fillfactor == 80
     assert scenario.reset == Reset.TRIAL
-    assert scenario.checkpoint_vacuum is True
-    assert scenario.prewarm is True
-    assert scenario.threads_for(1) == 1
-    assert scenario.threads_for(432) == 216
+    # seed 000 states neither a VACUUM / CHECKPOINT step, nor pg_prewarm, nor -j: none is taken from 001
+    assert scenario.checkpoint_vacuum is False
+    assert scenario.prewarm == "none"
+    assert scenario.threads_for(432) == 1
 
 
 @pytest.mark.django_db
@@ -150,7 +150,7 @@ def test_the_windows_presets_carry_the_windows_postgresql_conf() -> None:
     assert preset.pg_settings["maintenance_work_mem"] == "2047MB"
     assert preset.pg_settings["checkpoint_timeout"] == "1d"
     assert preset.pg_settings["effective_cache_size"] == "128GB"
-    assert list(preset.scenarios.values_list("slug", flat=True)) == ["pgecons-reference"]
+    assert list(preset.scenarios.values_list("slug", flat=True)) == ["pgecons-windows-reference"]
 
 
 @pytest.mark.django_db

@@ -1,7 +1,8 @@
 """`manage.py queue_study`: queue a study from the command line, with the same checks as the form.
 
 Prints the new study's id. With --wait it shows a progress bar and exits 0 when every trial
-succeeded, 1 otherwise.
+succeeded, 1 otherwise. With --preset, what is not given comes from the study preset (the seed's design
+and procedure: scenarios, client levels, repetitions, run order, duration, scale, postgresql.conf).
 """
 
 import sys
@@ -19,6 +20,7 @@ from benchdash.studies.forms import StudyForm
 from benchdash.studies.models import Scenario, Study, StudyPreset
 from benchdash.studies.pg_settings import settings_text
 from benchdash.studies.progress import study_progress
+from workers.spec import RunOrder
 
 POLL_S = 1.0
 
@@ -36,6 +38,13 @@ def resolve_scenario(slug: str) -> Scenario:
     if scenario is None:
         raise CommandError(f"unknown scenario {slug!r} (load_presets loads the seeds' scenarios)")
     return scenario
+
+
+def resolve_preset(slug: str) -> StudyPreset:
+    preset = StudyPreset.objects.filter(slug=slug).first()
+    if preset is None:
+        raise CommandError(f"unknown study preset {slug!r} (load_presets loads the seeds' presets)")
+    return preset
 
 
 def resolve_host(name: str) -> Host:
@@ -57,11 +66,13 @@ class Command(BaseCommand):
         parser.add_argument("--client-host", default="", help="pgbench host name (default: the DB host)")
         parser.add_argument("--builds", required=True, help="build names or majors, e.g. 15,13")
         parser.add_argument("--baseline", default="", help="build name or major (default: the oldest version)")
-        parser.add_argument("--scenarios", required=True, help="scenario slugs, e.g. pgecons-reference,pgecons-update")
-        parser.add_argument("--clients", required=True, help="client levels, e.g. 1,16,32")
-        parser.add_argument("--repetitions", default="3")
-        parser.add_argument("--duration", default="60", help="seconds per pgbench run")
-        parser.add_argument("--scale", default="1")
+        parser.add_argument("--preset", default="", help="study preset slug: its design and procedure by default")
+        parser.add_argument("--scenarios", default="", help="scenario slugs, e.g. pgecons-reference,pgecons-update")
+        parser.add_argument("--clients", default="", help="client levels, e.g. 1,16,32")
+        parser.add_argument("--repetitions", default="", help="default: the preset's, else 3")
+        parser.add_argument("--order", default="", choices=["", *RunOrder], help="default: the preset's, else random")
+        parser.add_argument("--duration", default="", help="seconds per pgbench run (default: the preset's, else 60)")
+        parser.add_argument("--scale", default="", help="default: the preset's, else 1")
         parser.add_argument("--fillfactor", default="")
         parser.add_argument("--settings-preset", default="", help="study preset slug whose postgresql.conf to use")
         parser.add_argument("--setting", action="append", default=[], help="name=value (repeatable)")
@@ -86,6 +97,9 @@ class Command(BaseCommand):
             self._wait(study)
 
     def _form_data(self, options: dict[str, Any]) -> QueryDict:
+        preset = resolve_preset(options["preset"]) if options["preset"] else None
+        if preset is None and not (options["scenarios"] and options["clients"]):
+            raise CommandError("give --scenarios and --clients, or a --preset that names them")
         builds = [resolve_build(token) for token in _split(options["builds"])]
         scenarios = [resolve_scenario(slug) for slug in _split(options["scenarios"])]
         baseline = resolve_build(options["baseline"]) if options["baseline"] else min(builds, key=_version_order)
@@ -99,17 +113,20 @@ class Command(BaseCommand):
                 "db_host": str(db_host.pk),
                 "client_host": str(client_host.pk),
                 "baseline": str(baseline.pk),
+                "client_preset": str(preset.pk) if preset else "",
                 "client_levels": options["clients"],
-                "repetitions": options["repetitions"],
-                "duration_s": options["duration"],
-                "scale": options["scale"],
+                "repetitions": options["repetitions"] or ("" if preset else "3"),
+                "run_order": options["order"],
+                "duration_s": options["duration"] or ("" if preset else "60"),
+                "scale": options["scale"] or ("" if preset else "1"),
                 "fillfactor": options["fillfactor"],
                 "pg_settings": self._settings(options),
                 "seed": options["seed"],
             }
         )
         data.setlist("builds", [str(build.pk) for build in builds])
-        data.setlist("scenarios", [str(scenario.pk) for scenario in scenarios])
+        if scenarios:
+            data.setlist("scenarios", [str(scenario.pk) for scenario in scenarios])
         for flag, name in (("no_sar", "collect_sar"), ("no_wait_events", "collect_wait_events")):
             if not options[flag]:
                 data[name] = "on"
@@ -120,10 +137,7 @@ class Command(BaseCommand):
     def _settings(self, options: dict[str, Any]) -> str:
         lines = []
         if options["settings_preset"]:
-            preset = StudyPreset.objects.filter(slug=options["settings_preset"]).first()
-            if preset is None:
-                raise CommandError(f"unknown study preset {options['settings_preset']!r}")
-            lines.append(settings_text(preset.pg_settings))
+            lines.append(settings_text(resolve_preset(options["settings_preset"]).pg_settings))
         lines.extend(setting.replace("=", " = ", 1) for setting in options["setting"])
         return "\n".join(lines)
 

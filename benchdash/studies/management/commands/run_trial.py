@@ -21,7 +21,7 @@ from benchdash.studies.models import Scenario
 from benchdash.studies.pg_settings import parse_settings
 from benchdash.studies.specs import build_spec, host_spec, scenario_spec
 from workers.runner import run_trial
-from workers.spec import BuildSpec, HostSpec, TrialOutcome, TrialSpec
+from workers.spec import BuildSpec, HostSpec, Prewarm, TrialOutcome, TrialSpec
 from workers.transport import connect
 
 DEBIAN_BIN_DIR = "/usr/lib/postgresql/{major}/bin"
@@ -88,6 +88,7 @@ def trial_spec_from_options(options: dict[str, Any]) -> TrialSpec:
         collect_wait_events=options["wait_events"],
         collect_perf=options["profile"],
         reset_data=not options["keep_data"],
+        prewarm=scenario.prewarm != Prewarm.NONE,
         profile_only=options["profile"],
     )
 

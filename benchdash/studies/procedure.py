@@ -1,0 +1,54 @@
+"""The procedure a measured study ran, step by step, as its page lists it: what the study fixes (run order,
+repetitions, scale, duration) and what each of its scenarios does around pgbench."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+
+from benchdash.studies.models import Scenario, Study
+from workers.spec import RunOrder
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class ScenarioProcedure:
+    scenario: Scenario
+    steps: list[Step]
+
+
+def study_steps(study: Study) -> list[Step]:
+    order = str(study.get_run_order_display())
+    if study.run_order == RunOrder.RANDOM:
+        order += " " + _("(seed %(seed)s)") % {"seed": study.seed}
+    return [
+        Step(_("run order"), order),
+        Step(_("repetitions"), str(study.repetitions)),
+        Step(_("scale"), str(study.scale)),
+        Step(_("duration"), _("%(seconds)s s") % {"seconds": study.duration_s}),
+    ]
+
+
+def scenario_procedures(study: Study, scenarios: Iterable[Scenario]) -> list[ScenarioProcedure]:
+    return [ScenarioProcedure(scenario, _scenario_steps(study, scenario)) for scenario in scenarios]
+
+
+def _scenario_steps(study: Study, scenario: Scenario) -> list[Step]:
+    fillfactor = scenario.data_fillfactor(study.fillfactor)
+    reset = str(scenario.get_reset_display())
+    if scenario.reset_vacuum_full:
+        reset += "; " + _("then VACUUM FULL, CHECKPOINT, ANALYZE")
+    return [
+        Step(_("threads (-j)"), str(scenario.get_thread_rule_display())),
+        Step(_("prewarm (pg_prewarm)"), str(scenario.get_prewarm_display())),
+        Step(_("fillfactor"), str(fillfactor) if fillfactor else _("100 (pgbench's default)")),
+        Step(_("data rebuilt"), reset),
+        Step(_("after each run"), _("CHECKPOINT, then VACUUM") if scenario.checkpoint_vacuum else _("nothing")),
+    ]
