@@ -9,6 +9,7 @@ from benchdash.access import read_access
 from benchdash.inventory.models import Build
 from benchdash.studies.charts import tps_by_clients_figure
 from benchdash.studies.evidence.page import study_evidence
+from benchdash.studies.filters import StudyFilterForm
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.procedure import scenario_procedures, study_steps
 from benchdash.studies.queries import study_summary
@@ -19,12 +20,15 @@ TRIALS_PER_PAGE = 50
 
 @read_access
 def study_list(request: HttpRequest) -> HttpResponse:
+    """Newest year first, then by title; filtered by the GET parameters (StudyFilterForm)."""
+    filters = StudyFilterForm(request.GET or None)
     studies = (
         Study.objects.select_related("db_host")
         .prefetch_related(Prefetch("builds", queryset=Build.objects.order_by("version_sort", "name")))
         .annotate(succeeded=Count("trials", filter=Q(trials__status=Trial.Status.SUCCEEDED)), total=Count("trials"))
+        .order_by("-year", "title", "pk")
     )
-    return render(request, "studies/list.html", {"studies": studies})
+    return render(request, "studies/list.html", {"studies": filters.filter(studies), "filters": filters})
 
 
 @read_access

@@ -193,7 +193,7 @@ def test_the_list_shows_year_title_versions_host_kind_and_status(client, measure
     page = client.get(reverse("studies:list"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     row = re.search(r"<tr>\s*<td>2025</td>(.*?)</tr>", page, re.S).group(1)
     cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
-    assert cells == ["local check", "13.4, 14.0", "local", "measured here", "draft", "12 / 12"]
+    assert cells == ["local check", "13.4, 14.0", "local", "measured here", "not official", "draft", "12 / 12"]
 
 
 @pytest.mark.django_db
