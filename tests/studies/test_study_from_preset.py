@@ -116,6 +116,19 @@ def test_queue_study_takes_the_design_and_procedure_from_a_preset(rows):
     assert study.pg_settings["shared_buffers"] == "40GB"
 
 
+def test_queue_study_sets_each_given_setting_over_the_presets_postgresql_conf(rows):
+    out = io.StringIO()
+    call_command(
+        "queue_study",
+        *("--preset", "pgecons-2020-windows-update", "--builds", "pg13", "--setting", "shared_buffers=128MB"),
+        stdout=out,
+    )
+
+    study = Study.objects.get(pk=int(out.getvalue()))
+    assert study.pg_settings["shared_buffers"] == "128MB"
+    assert (study.pg_settings["checkpoint_timeout"], study.pg_settings["maintenance_work_mem"]) == ("1d", "2047MB")
+
+
 def test_queue_study_without_a_preset_still_defaults_to_scale_1_and_60_seconds(rows):
     out = io.StringIO()
     call_command("queue_study", "--scenarios", "pgecons-reference", "--clients", "1", "--builds", "pg13", stdout=out)

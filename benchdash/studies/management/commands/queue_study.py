@@ -120,7 +120,7 @@ class Command(BaseCommand):
                 "duration_s": options["duration"] or ("" if preset else "60"),
                 "scale": options["scale"] or ("" if preset else "1"),
                 "fillfactor": options["fillfactor"],
-                "pg_settings": self._settings(options),
+                "pg_settings": self._settings(options, preset),
                 "seed": options["seed"],
             }
         )
@@ -134,12 +134,14 @@ class Command(BaseCommand):
             data["collect_perf"] = "on"
         return data
 
-    def _settings(self, options: dict[str, Any]) -> str:
-        lines = []
-        if options["settings_preset"]:
-            lines.append(settings_text(resolve_preset(options["settings_preset"]).pg_settings))
-        lines.extend(setting.replace("=", " = ", 1) for setting in options["setting"])
-        return "\n".join(lines)
+    def _settings(self, options: dict[str, Any], preset: StudyPreset | None) -> str:
+        """The settings preset's postgresql.conf, else the study preset's, with each --setting in place of the
+        preset's line of the same name (a setting given twice is refused, so the preset's line goes)."""
+        base = resolve_preset(options["settings_preset"]) if options["settings_preset"] else preset
+        given = [setting.replace("=", " = ", 1) for setting in options["setting"]]
+        names = {setting.partition("=")[0].strip().lower() for setting in options["setting"]}
+        kept = {name: value for name, value in (base.pg_settings if base else {}).items() if name.lower() not in names}
+        return "\n".join(([settings_text(kept)] if kept else []) + given)
 
     def _wait(self, study: Study) -> None:
         progress = study_progress(study)
