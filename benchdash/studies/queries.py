@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.db.models import Aggregate, F, FloatField, QuerySet
 
-from benchdash.studies.models import Study, StudyPoint, Trial
+from benchdash.studies.models import Statistic, Study, StudyPoint, Trial
 from benchdash.studies.results import Point, compare_with_baseline
 
 
@@ -49,4 +49,5 @@ def points_of(study_points: QuerySet[StudyPoint]) -> list[Point]:
 def study_summary(study: Study) -> list[Point]:
     """The points of one study (median, min, max, n per build x scenario x clients x conditions), compared with
     its baseline."""
-    return compare_with_baseline(points_of(StudyPoint.objects.filter(study=study)), study.baseline_id)
+    points = points_of(StudyPoint.objects.filter(study=study))
+    return compare_with_baseline(points, study.baseline_id, peaks=study.statistic == Statistic.PEAK)

@@ -89,12 +89,19 @@ def summarize(rows: Iterable[TpsRow], baseline_build_id: int | None) -> list[Poi
     return compare_with_baseline(points, baseline_build_id)
 
 
-def compare_with_baseline(points: Iterable[Point], baseline_build_id: int | None) -> list[Point]:
+def compare_with_baseline(
+    points: Iterable[Point], baseline_build_id: int | None, *, peaks: bool = False
+) -> list[Point]:
     """Fill `ratio` and `ranges_disjoint` from the baseline build's point at the same scenario and level
-    (clients and conditions)."""
+    (clients and conditions). With `peaks` (a study of peak figures) a peak is compared with the baseline's
+    peak under the same conditions, whatever client count each was at."""
     points = list(points)
-    baselines = {(p.scenario_id, p.level): p for p in points if p.build_id == baseline_build_id}
-    compared = [_compared(point, baselines.get((point.scenario_id, point.level))) for point in points]
+
+    def level(point: Point) -> tuple[int, object]:
+        return (point.scenario_id, point.conditions if peaks else point.level)
+
+    baselines = {level(p): p for p in points if p.build_id == baseline_build_id}
+    compared = [_compared(point, baselines.get(level(point))) for point in points]
     return sorted(compared, key=_display_order)
 
 

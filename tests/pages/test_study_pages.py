@@ -109,9 +109,10 @@ def test_published_figures_show_unknown_threads_repetition_and_order_as_unknown(
         ["—", "PostgreSQL 9.4rc1", "pgecons-update", "320 15 cores", "—", "—"],
     ]
     assert re.search(r"<dt>Repetitions</dt><dd>—\s*<span class=\"muted\">\(not stated by the source\)", page)
+    # peak with peak (「9.3と比べて1.2倍」), whatever client count each peak was at
     assert comparison_rows(page) == [
         [["192", "15", "cores"], ["34,000.00", "n=—"], ["—"], ["—"]],
-        [["320", "15", "cores"], ["—"], ["41,000.00", "n=—"], ["—"]],
+        [["320", "15", "cores"], ["—"], ["41,000.00", "n=—"], ["121%"]],
     ]
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from benchdash.studies.results import TpsRow, ranges_disjoint, summarize
+from benchdash.studies.results import TpsRow, compare_with_baseline, ranges_disjoint, summarize
 
 V13, V14 = 1, 2
 REFERENCE, UPDATE = 10, 11
@@ -93,6 +93,13 @@ def test_figures_that_differ_in_their_conditions_stay_apart():
         ("-t 1000", "13.4", 1),
     ]
     assert _point([p for p in points if p.conditions == "-t 100"], V14, 10).ratio == pytest.approx(328.0 / 151.0)
+
+
+def test_a_peak_is_compared_with_the_baselines_peak_wherever_each_was():
+    points = summarize(_rows(V13, 192, 34000.0) + _rows(V14, 320, 41000.0), V13)
+    assert _point(points, V14, 320).ratio is None  # no baseline figure at 320 clients
+    peaks = compare_with_baseline(points, V13, peaks=True)
+    assert _point(peaks, V14, 320).ratio == pytest.approx(41000 / 34000)
 
 
 def test_touching_ranges_overlap():
