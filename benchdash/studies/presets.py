@@ -113,7 +113,7 @@ FILLFACTOR_WINDOWS = (
 SCENARIOS: tuple[ScenarioPreset, ...] = (
     ScenarioPreset(
         slug="pgecons-reference",
-        name="PGECons 2021 参照系 (10,000-row range count)",
+        name="PGECons 参照系 (10,000-row range count)",
         description=(
             "Reads 10,000 consecutive rows of pgbench_accounts from a random start and counts them; the 2021 "
             "procedure (seed 000). Script word for word from seed 000 except 'random(1 :aid_max)', which pgbench "
@@ -132,7 +132,7 @@ SCENARIOS: tuple[ScenarioPreset, ...] = (
     ),
     ScenarioPreset(
         slug="pgecons-update",
-        name="PGECons 2021 更新系 (filler update)",
+        name="PGECons 更新系 (filler update)",
         description=(
             "Updates the filler column of one random pgbench_accounts row; the 2021 procedure (seed 000). "
             "Script word for word from seed 000.\n"
@@ -152,7 +152,7 @@ SCENARIOS: tuple[ScenarioPreset, ...] = (
     ),
     ScenarioPreset(
         slug="pgecons-windows-reference",
-        name="PGECons 2020 Windows 参照系 (10,000-row range count)",
+        name="PGECons 参照系, 2020 Windows procedure",
         description=(
             "The 10,000-row range count with the 2020 Windows study's procedure (seed 001, 検証方法（参照系）). "
             "Script word for word from seed 001.\n"
@@ -175,7 +175,7 @@ SCENARIOS: tuple[ScenarioPreset, ...] = (
     ),
     ScenarioPreset(
         slug="pgecons-windows-update",
-        name="PGECons 2020 Windows 更新系 (filler update)",
+        name="PGECons 更新系, 2020 Windows procedure",
         description=(
             "The filler update with the 2020 Windows study's procedure (seed 001, 検証方法（更新系） p.18). "
             "Script word for word from seed 001.\n"
