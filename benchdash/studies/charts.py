@@ -56,9 +56,11 @@ def tps_by_clients_figure(
 
 
 def level_label(level: tuple[int, str]) -> str:
-    """'10 · -t 100' for a figure with conditions; the client count alone otherwise."""
+    """'10 · -t 100' for a figure with conditions (a long one on a second line); the client count alone otherwise."""
     clients, conditions = level
-    return f"{clients} · {conditions}" if conditions else str(clients)
+    if not conditions:
+        return str(clients)
+    return f"{clients}<br>{escape(conditions)}" if len(conditions) > 12 else f"{clients} · {escape(conditions)}"
 
 
 def x_values(levels: Sequence[tuple[int, str]]) -> list[int | str]:
