@@ -31,7 +31,8 @@ def study_report(request: HttpRequest, pk: int) -> HttpResponse:
     ctx = {
         "study": study,
         "sections": [
-            (table, f"report-chart-{table.scenario_id}", tps_by_clients_figure(table.points)) for table in tables
+            (table, f"report-chart-{table.scenario_id}", tps_by_clients_figure(table.points, statistic=study.statistic))
+            for table in tables
         ],
         "columns": report_columns(tables),
         "form": ConclusionsForm(instance=study),

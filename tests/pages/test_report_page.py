@@ -80,3 +80,11 @@ def test_an_anonymous_visitor_cannot_write_conclusions(client, study_2021):
 
     assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
     assert Study.objects.get(pk=study_2021.pk).conclusions == ""
+
+
+def test_a_published_study_of_means_says_so_and_keeps_its_runs_by_transactions_apart(client, study_2021):
+    study = Study.objects.get(title__contains="transactions per client")
+    page = client.get(reverse("studies:report", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+    assert "TPS (mean)" in page and "TPS (median)" not in page
+    assert [row[0] for row in report_rows(page)] == ["10-t10", "10-t100", "10-t500", "10-t1000"]
