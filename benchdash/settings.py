@@ -71,6 +71,9 @@ DATABASES = {
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
     )
 }
+# A store that does not answer fails a connection within seconds, so that a worker's heartbeat tries again
+# instead of hanging (workers/tasks.py).
+DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 10)
 DATABASES["default"]["TEST"] = {"NAME": env_str("BENCHDASH_TEST_DB", "test_benchdash")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -93,6 +93,11 @@ class TrialSpec:
     threads: int
     duration_s: int
     repetition: int = 1
+    # Which try at the trial this is, and its fencing token "<store>.<attempt id>": a host acts only for
+    # the attempt whose token its fence file holds, and a later attempt on it holds a larger attempt id
+    # (transport_base.Fence). "": no fence (a run by hand).
+    attempt: int = 1
+    fence: str = ""
     scale: int = 1
     fillfactor: int | None = None
     pg_settings: dict[str, str] = field(default_factory=dict)

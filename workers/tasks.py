@@ -5,29 +5,44 @@ One task runs one trial, then sends the task of the next one, so that no task li
 TRIAL_TIME_LIMIT, which stays well under the broker's visibility timeout (Redis hands an
 unacknowledged task to a second worker after that timeout). The work itself is elsewhere: the store's
 side in benchdash.studies (services, specs), the target's in workers.attempt.
+
+The store may go away for a while (a restart of its PostgreSQL): the heartbeat goes on trying, and the
+outcome waits until it can be stored, so that a healthy attempt is neither put back nor lost.
 """
 
+import itertools
 import logging
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from celery import shared_task
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db import close_old_connections, connection
+from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 from benchdash.celery import REQUEUE_TASK, RUN_TRIAL_TASK
 from benchdash.studies import services
+from benchdash.studies.models import Trial
 from benchdash.studies.specs import cancelled_trial_spec, trial_spec
 from workers.attempt import run_attempt, stop_server_kept_for
+from workers.spec import TrialOutcome
 
 logger = logging.getLogger(__name__)
 
 if settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] < settings.TRIAL_TIME_LIMIT * 2:
     raise ImproperlyConfigured("BENCHDASH_TRIAL_TIME_LIMIT must stay under half of CELERY_VISIBILITY_TIMEOUT")
+
+# The store's errors that pass: it restarts, or refuses connections for a while.
+STORE_UNREACHABLE = (OperationalError, InterfaceError)
+# Waits between tries while the store is unreachable: short, so a heartbeat is back within seconds.
+STORE_BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 5.0)
+# How long an ended attempt waits for the store to take its outcome before giving it up to beat.
+STORE_PATIENCE_S = 600
+
+Result = TypeVar("Result")
 
 
 @shared_task(
@@ -51,11 +66,13 @@ def run_study_trial(self: Any, trial_id: int) -> str:
         if (kept := cancelled_trial_spec(trial_id)) is not None:
             stop_server_kept_for(kept)
         return "not pending"
-    cancelled = partial(services.study_is_cancelled, study_id=trial.study_id)
-    with heartbeat(trial.pk):
-        outcome = run_attempt(trial_spec(trial), should_cancel=cancelled)
-    trial = services.trial_finish(trial=trial, outcome=outcome)
-    services.study_continue(study_id=trial.study_id)
+    spec = trial_spec(trial)
+    watch = AttemptWatch(trial.pk, trial.attempts)
+    with heartbeat(watch):
+        outcome = run_attempt(spec, should_cancel=watch.should_stop)
+        trial = store_outcome(trial, outcome)
+    if trial.status != Trial.Status.RUNNING:  # running: a later attempt has it, and its end goes on
+        with_store_retry(lambda: services.study_continue(study_id=trial.study_id), "send the next trial")
     logger.info("trial %s of study %s: %s %s", trial.pk, trial.study_id, trial.status, trial.tps)
     return str(trial.status)
 
@@ -70,22 +87,88 @@ def requeue_orphaned_studies() -> list[int]:
     return resent
 
 
+def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:
+    """Store the attempt's outcome, waiting for the store when it is unreachable. Any other error of the
+    store (its artifact storage full, say) fails the attempt with that reason, under the attempt cap."""
+    try:
+        return with_store_retry(lambda: services.trial_finish(trial=trial, outcome=outcome), "store the outcome")
+    except STORE_UNREACHABLE:
+        raise
+    except Exception as error:
+        logger.exception("trial %s: the store could not keep the outcome of attempt %s", trial.pk, trial.attempts)
+        failed = TrialOutcome(ok=False, error=f"the store could not keep the outcome: {type(error).__name__}: {error}")
+        return with_store_retry(lambda: services.trial_finish(trial=trial, outcome=failed), "store the failure")
+
+
+def with_store_retry(action: Callable[[], Result], what: str, patience_s: float = STORE_PATIENCE_S) -> Result:
+    """action(), tried again with a short back-off while the store is unreachable, for up to patience_s."""
+    deadline = time.monotonic() + patience_s
+    for tries in itertools.count(1):
+        try:
+            return action()
+        except STORE_UNREACHABLE as error:
+            connection.close()  # the next try opens a fresh connection
+            if time.monotonic() > deadline:
+                raise
+            logger.warning("could not %s (try %s): %s; trying again", what, tries, error)
+            time.sleep(backoff_s(tries))
+    raise AssertionError("itertools.count never ends")
+
+
+def backoff_s(failures: int) -> float:
+    return STORE_BACKOFF_S[min(failures, len(STORE_BACKOFF_S)) - 1]
+
+
+class AttemptWatch:
+    """What the running attempt asks the store: go on or stop; and its heartbeat, which it writes."""
+
+    def __init__(self, trial_id: int, attempt: int) -> None:
+        self.trial_id = trial_id
+        self.attempt = attempt
+
+    def should_stop(self) -> bool:
+        """True once the study is cancelled or a later attempt took over; False while the store cannot tell:
+        an outage of the store is no reason to stop a run (the heartbeat thread rides it out)."""
+        try:
+            current = services.attempt_is_current(trial_id=self.trial_id, attempt=self.attempt)
+        except STORE_UNREACHABLE:
+            connection.close()
+            return False
+        return not current
+
+    def beat(self) -> bool:
+        """One heartbeat; False when the store refused it (this attempt is no longer the current one)."""
+        return services.trial_heartbeat(trial_id=self.trial_id, attempt=self.attempt)
+
+
 @contextmanager
-def heartbeat(trial_id: int) -> Iterator[None]:
-    """Write the trial's heartbeat every TRIAL_HEARTBEAT_S while the block runs, from a thread of its own."""
+def heartbeat(watch: AttemptWatch) -> Iterator[None]:
+    """Write the attempt's heartbeat every TRIAL_HEARTBEAT_S while the block runs, from a thread of its own;
+    only the end of the block stops it."""
     stop = threading.Event()
-    beat = threading.Thread(target=_beat, args=(trial_id, stop), daemon=True)
+    beat = threading.Thread(target=_beat, args=(watch, stop), daemon=True, name=f"heartbeat-{watch.trial_id}")
     beat.start()
     try:
         yield
     finally:
         stop.set()
-        beat.join(timeout=5)
+        beat.join(timeout=10)
 
 
-def _beat(trial_id: int, stop: threading.Event) -> None:
+def _beat(watch: AttemptWatch, stop: threading.Event) -> None:
+    """A store error is logged and tried again after a short back-off; it never ends the thread."""
+    failures = 0
+    wait_s: float = settings.TRIAL_HEARTBEAT_S
     try:
-        while not stop.wait(settings.TRIAL_HEARTBEAT_S):
-            services.trial_heartbeat(trial_id=trial_id)
+        while not stop.wait(wait_s):
+            try:
+                if not watch.beat():
+                    logger.warning("trial %s: attempt %s is no longer current", watch.trial_id, watch.attempt)
+                failures, wait_s = 0, settings.TRIAL_HEARTBEAT_S
+            except Exception as error:  # noqa: BLE001 (whatever the store did, the next beat tries again)
+                connection.close()
+                failures += 1
+                wait_s = min(backoff_s(failures), settings.TRIAL_HEARTBEAT_S)
+                logger.warning("trial %s: heartbeat failed (%s), again in %.1f s", watch.trial_id, error, wait_s)
     finally:
         connection.close()

@@ -264,7 +264,8 @@ class Trial(models.Model):
     """One pgbench run, or one published figure (published=True).
 
     Status:  PENDING -> RUNNING -> SUCCEEDED | FAILED;  PENDING | RUNNING -> CANCELLED;
-             RUNNING -> PENDING when a lost run is put back (attempts counts the tries).
+             RUNNING -> PENDING when an attempt failed or was lost with attempts left (FAILED when none
+             is left). `attempts` counts the claims; each claim has its Attempt row.
     """
 
     class Status(models.TextChoices):
@@ -356,6 +357,45 @@ class Trial(models.Model):
 
     def __str__(self) -> str:
         return f"{self.study_id}#{self.position} {self.build} {self.scenario.slug} c={self.clients} r={self.repetition}"
+
+
+class Attempt(models.Model):
+    """One try at running a trial: made by the claim, closed when its worker is done with it.
+
+    Its id is the attempt's fencing token: ids only grow, and a DB host's claims follow one another
+    (trial_one_running_per_host), so a later attempt on a host always holds a larger token. The
+    engine writes it to the host (workers/fence.py) and refuses to act for a smaller one.
+    Result:  RUNNING -> SUCCEEDED | FAILED | CANCELLED | RETRIED (failed with attempts left)
+             | LOST (its worker stopped reporting: beat put the trial back) | STALE (ended after that).
+    """
+
+    class Result(models.TextChoices):
+        RUNNING = "running", _("running")
+        SUCCEEDED = "succeeded", _("succeeded")
+        FAILED = "failed", _("failed")
+        RETRIED = "retried", _("failed, tried again")
+        CANCELLED = "cancelled", _("cancelled")
+        LOST = "lost", _("worker lost")
+        STALE = "stale", _("ended after it was replaced")
+
+    trial = models.ForeignKey(Trial, verbose_name=_("trial"), on_delete=models.CASCADE, related_name="attempt_log")
+    number = models.PositiveSmallIntegerField(_("attempt"))
+    worker = models.CharField(_("worker"), max_length=200, blank=True)
+    result = models.CharField(_("result"), max_length=10, choices=Result.choices, default=Result.RUNNING)
+    started_at = models.DateTimeField(_("started"))
+    # When its worker was done with it, cleanup on the targets included; empty while it runs, and for
+    # a lost attempt whose worker never came back.
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    error = models.TextField(_("error"), blank=True)
+
+    class Meta:
+        ordering = ["trial", "number"]
+        verbose_name = _("attempt")
+        verbose_name_plural = _("attempts")
+        constraints = [models.UniqueConstraint(fields=["trial", "number"], name="attempt_unique_number")]
+
+    def __str__(self) -> str:
+        return f"{self.trial_id} attempt {self.number}"
 
 
 class Artifact(models.Model):

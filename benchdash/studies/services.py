@@ -1,26 +1,29 @@
 """Study workflows over several models: create, queue, claim, finish, cancel, retry, put back.
 
-The state machines are drawn on Study and Trial (models.py). A trial is claimed with a conditional
-UPDATE ... WHERE status = 'pending' that did or did not change one row, and the partial unique
-constraint trial_one_running_per_host keeps each DB host to one running trial: the database, not the
-broker, decides who runs what. Tasks are sent only after the transaction that made them commits.
+The state machines are drawn on Study, Trial and Attempt (models.py). A trial is claimed with one
+conditional UPDATE of its own row (... WHERE status = 'pending') that did or did not change it, and the
+partial unique constraint trial_one_running_per_host keeps each DB host to one running trial: the
+database, not the broker, decides who runs what. Every claim opens an Attempt; only the current one
+(same attempt number, still running) may write the trial. Tasks are sent only after the transaction
+that made them commits, and a broker that cannot take one leaves the trial for beat to send.
 """
 
-from collections.abc import Mapping
-from datetime import timedelta
-from functools import partial
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef, TextField, Value
+from django.db.models.functions import Concat
 from django.utils import timezone
 
-from benchdash.celery import RUN_TRIAL_TASK, app
 from benchdash.inventory.models import Host
+from benchdash.studies.dispatch import send_trial_after_commit
 from benchdash.studies.evidence.store import evidence_refresh
-from benchdash.studies.models import Artifact, Study, Trial
+from benchdash.studies.models import Artifact, Attempt, Study, Trial
 from benchdash.studies.plan import PlannedTrial, plan_study
 from benchdash.studies.points import points_refresh
 from workers.spec import RunOrder, TrialOutcome
@@ -89,14 +92,29 @@ def study_create(*, data: Mapping[str, Any], created_by: Any = None) -> Study:
     return study
 
 
-def study_enqueue(*, study: Study) -> bool:
-    """DRAFT -> QUEUED, and send the task of its first trial once this commits."""
+class Queued(StrEnum):
+    """What study_enqueue did."""
+
+    SENT = "sent"  # queued, and the broker took its first trial's task
+    WAITING_FOR_BROKER = "waiting"  # queued; the broker was unreachable, beat sends the task once it answers
+    UNCHANGED = "unchanged"  # not a draft: nothing done
+
+
+def study_enqueue(*, study: Study) -> Queued:
+    """DRAFT -> QUEUED, and send the task of its first trial once this commits.
+
+    The study is queued whether or not the broker answers: it is in the store, and beat sends it later.
+    """
+    sent: list[bool] = []
     with transaction.atomic():
         changed = Study.objects.filter(pk=study.pk, status=Study.Status.DRAFT).update(status=Study.Status.QUEUED)
         if changed:
-            _send_next_trial(study.pk)
+            _send_next_trial(study.pk, report=sent.append)
     study.refresh_from_db(fields=["status"])
-    return bool(changed)
+    if not changed:
+        return Queued.UNCHANGED
+    # Nothing reported: an outer transaction has not committed yet, so nothing was tried.
+    return Queued.WAITING_FOR_BROKER if False in sent else Queued.SENT
 
 
 def study_cancel(*, study: Study) -> bool:
@@ -131,12 +149,22 @@ def study_is_cancelled(*, study_id: int) -> bool:
 
 
 def trial_claim(*, trial_id: int, worker: str) -> Trial | None:
-    """PENDING -> RUNNING for this trial if its study is active; None when someone else has it or it
-    is no longer pending (a duplicate message). Raises HostBusy when its DB host runs another trial."""
+    """PENDING -> RUNNING for this trial if its study is active and it has attempts left, opening its
+    Attempt; None when someone else has it, it is no longer pending (a duplicate message) or it has no
+    attempt left. Raises HostBusy when its DB host runs another trial.
+
+    One UPDATE of the trial's own row, its conditions in its own WHERE clause: a claim that waited for a
+    concurrent one re-checks `status = 'pending'` on the row that one left, finds it running, and changes
+    nothing. (A filter through a join would make Django write `WHERE id IN (SELECT ...)`, and only that
+    would be re-checked: then both claims won.) The study is checked with EXISTS on its own row.
+    """
     now = timezone.now()
+    claimable = Trial.objects.filter(
+        _study_is(*ACTIVE), pk=trial_id, status=Trial.Status.PENDING, attempts__lt=settings.TRIAL_MAX_ATTEMPTS
+    )
     try:
         with transaction.atomic():
-            changed = Trial.objects.filter(pk=trial_id, status=Trial.Status.PENDING, study__status__in=ACTIVE).update(
+            changed = claimable.update(
                 status=Trial.Status.RUNNING,
                 attempts=F("attempts") + 1,
                 worker=worker[:200],
@@ -144,18 +172,23 @@ def trial_claim(*, trial_id: int, worker: str) -> Trial | None:
                 heartbeat_at=now,
                 finished_at=None,
             )
+            if changed:
+                trial = Trial.objects.select_related("study").get(pk=trial_id)
+                Attempt.objects.create(trial=trial, number=trial.attempts, worker=worker[:200], started_at=now)
     except IntegrityError:
         raise HostBusy(trial_id) from None
     if not changed:
         return None
-    trial = Trial.objects.select_related("study").get(pk=trial_id)
     Study.objects.filter(pk=trial.study_id, status=Study.Status.QUEUED).update(status=Study.Status.RUNNING)
     Study.objects.filter(pk=trial.study_id, started_at__isnull=True).update(started_at=now)
     return trial
 
 
-def trial_heartbeat(*, trial_id: int) -> None:
-    Trial.objects.filter(pk=trial_id, status=Trial.Status.RUNNING).update(heartbeat_at=timezone.now())
+def _study_is(*statuses: str) -> Exists:
+    """The trial's study has one of these statuses, as a condition on the trial's own row. An UPDATE
+    filtered so stays one statement on the trial table, which re-checks the trial's status after a
+    concurrent change; a filter through the join (study__status) would not (see trial_claim)."""
+    return Exists(Study.objects.filter(pk=OuterRef("study_id"), status__in=statuses))
 
 
 def trial_touch(*, trial_id: int) -> None:
@@ -163,23 +196,40 @@ def trial_touch(*, trial_id: int) -> None:
     Trial.objects.filter(pk=trial_id, status=Trial.Status.PENDING).update(heartbeat_at=timezone.now())
 
 
+def attempt_is_current(*, trial_id: int, attempt: int) -> bool:
+    """Whether this attempt may go on: its trial still runs as this attempt, in an active study.
+    False once the study was cancelled, or beat put the trial back (a later attempt may run it now)."""
+    return Trial.objects.filter(
+        pk=trial_id, status=Trial.Status.RUNNING, attempts=attempt, study__status__in=ACTIVE
+    ).exists()
+
+
+def trial_heartbeat(*, trial_id: int, attempt: int) -> bool:
+    """Say that this attempt still runs; False when it is no longer the trial's current attempt (refused)."""
+    current = Trial.objects.filter(pk=trial_id, status=Trial.Status.RUNNING, attempts=attempt)
+    return bool(current.update(heartbeat_at=timezone.now()))
+
+
 @transaction.atomic
 def trial_finish(*, trial: Trial, outcome: TrialOutcome) -> Trial:
     """RUNNING -> SUCCEEDED | FAILED | CANCELLED, or back to PENDING while attempts remain.
 
-    Only the claim that is still current may store its outcome (same attempt, still running), so a
-    run that beat already put back is never stored twice.
+    Only the attempt that is still current may store its outcome, artifacts and host facts (same attempt,
+    still running), so a run that beat already put back is never stored twice. Either way its Attempt
+    is closed with the time its worker was done with it.
     """
     current = Trial.objects.select_for_update().filter(
         pk=trial.pk, status=Trial.Status.RUNNING, attempts=trial.attempts
     )
     locked = current.select_related("study").first()
     if locked is None:
+        _close_attempt(trial, Attempt.Result.STALE, outcome.error)
         return Trial.objects.get(pk=trial.pk)
     locked.status = _finished_status(locked, outcome)
     _copy_outcome(locked, outcome)
     locked.finished_at = timezone.now() if locked.status != Trial.Status.PENDING else None
     locked.save()
+    _close_attempt(locked, ATTEMPT_RESULT[locked.status], outcome.error)
     if locked.status == Trial.Status.SUCCEEDED:  # a running trial counted nowhere; only a success moves a point
         points_refresh(
             study_id=locked.study_id, build_id=locked.build_id, scenario_id=locked.scenario_id, clients=locked.clients
@@ -191,6 +241,21 @@ def trial_finish(*, trial: Trial, outcome: TrialOutcome) -> Trial:
         facts = {name: value for name, value in outcome.host_facts.items() if name != "client_host"}
         Host.objects.filter(pk=locked.host_id).update(facts=facts, facts_updated_at=timezone.now())
     return locked
+
+
+ATTEMPT_RESULT: dict[str, str] = {
+    Trial.Status.SUCCEEDED: Attempt.Result.SUCCEEDED,
+    Trial.Status.FAILED: Attempt.Result.FAILED,
+    Trial.Status.PENDING: Attempt.Result.RETRIED,
+    Trial.Status.CANCELLED: Attempt.Result.CANCELLED,
+}
+
+
+def _close_attempt(trial: Trial, result: str, error: str) -> None:
+    """A lost attempt whose worker comes back after all keeps "lost" and gets its end time."""
+    attempt = Attempt.objects.filter(trial_id=trial.pk, number=trial.attempts, finished_at__isnull=True)
+    attempt.filter(result=Attempt.Result.RUNNING).update(result=result)
+    attempt.update(finished_at=timezone.now(), error=error)
 
 
 def _finished_status(trial: Trial, outcome: TrialOutcome) -> str:
@@ -219,6 +284,7 @@ def _copy_outcome(trial: Trial, outcome: TrialOutcome) -> None:
 
 
 def _store_artifacts(trial: Trial, artifacts: Mapping[str, bytes]) -> None:
+    """Files are named by attempt, so that an attempt never writes over another one's file."""
     known = set(Artifact.Kind.values)
     for kind, data in artifacts.items():
         if kind not in known:
@@ -226,7 +292,7 @@ def _store_artifacts(trial: Trial, artifacts: Mapping[str, bytes]) -> None:
         for old in trial.artifacts.filter(kind=kind):
             old.file.delete(save=False)
             old.delete()
-        name = f"trial-{trial.pk}-{kind}.{ARTIFACT_SUFFIX.get(kind, 'txt')}"
+        name = f"trial-{trial.pk}-{trial.attempts}-{kind}.{ARTIFACT_SUFFIX.get(kind, 'txt')}"
         Artifact.objects.create(trial=trial, kind=kind, file=ContentFile(data, name=name), size=len(data))
 
 
@@ -238,16 +304,19 @@ def study_continue(*, study_id: int) -> Trial | None:
             _settle(study_id)
             return None
         retrying = next_trial.attempts > 0
-        _send_trial(next_trial.pk, countdown=RETRY_COUNTDOWN_S if retrying else 0)
+        send_trial_after_commit(next_trial.pk, countdown=RETRY_COUNTDOWN_S if retrying else 0)
         return next_trial
 
 
 def _next_pending(study_id: int) -> Trial | None:
-    return (
-        Trial.objects.filter(study_id=study_id, status=Trial.Status.PENDING, study__status__in=ACTIVE)
-        .order_by("position")
-        .first()
+    """The study's next trial to run; a pending trial with no attempt left (the cap was lowered) fails on the way."""
+    pending = Trial.objects.filter(_study_is(*ACTIVE), study_id=study_id, status=Trial.Status.PENDING)
+    pending.filter(attempts__gte=settings.TRIAL_MAX_ATTEMPTS).update(
+        status=Trial.Status.FAILED,
+        error=Concat(F("error"), Value(f" (no attempt left of {settings.TRIAL_MAX_ATTEMPTS})")),
+        finished_at=timezone.now(),
     )
+    return pending.order_by("position").first()
 
 
 def _settle(study_id: int) -> None:
@@ -260,31 +329,23 @@ def _settle(study_id: int) -> None:
     Study.objects.filter(pk=study_id, status__in=ACTIVE).update(status=final, finished_at=timezone.now())
 
 
-def _send_next_trial(study_id: int) -> None:
+def _send_next_trial(study_id: int, report: Callable[[bool], object] | None = None) -> None:
     next_trial = _next_pending(study_id)
     if next_trial is not None:
-        _send_trial(next_trial.pk)
-
-
-def _send_trial(trial_id: int, countdown: int = 0) -> None:
-    trial_touch(trial_id=trial_id)
-    transaction.on_commit(partial(app.send_task, RUN_TRIAL_TASK, (trial_id,), countdown=countdown))
+        send_trial_after_commit(next_trial.pk, report=report)
 
 
 def trials_orphaned() -> list[int]:
     """Put back what lost its worker; return the trials whose task beat must send again.
 
-    1. A running trial whose heartbeat is older than TRIAL_STALE_AFTER_S lost its worker: it goes
-       back to pending (or to cancelled when its study was cancelled meanwhile).
+    1. A running trial whose heartbeat is older than TRIAL_STALE_AFTER_S lost its worker: its attempt
+       is marked lost, and the trial goes back to pending, or to failed when that was its last attempt
+       (cancelled when its study was cancelled meanwhile).
     2. An active study with no running trial whose next pending trial has had no task on its way for
        that long gets that trial's task again. A duplicate is harmless: only one claim succeeds.
     """
     cutoff = timezone.now() - timedelta(seconds=settings.TRIAL_STALE_AFTER_S)
-    stale = Trial.objects.filter(status=Trial.Status.RUNNING, published=False, heartbeat_at__lt=cutoff)
-    stale.filter(study__status=Study.Status.CANCELLED).update(status=Trial.Status.CANCELLED)
-    stale.filter(study__status__in=ACTIVE).update(
-        status=Trial.Status.PENDING, error="worker lost; put back", heartbeat_at=None
-    )
+    _put_back_lost(cutoff)
     resend: list[int] = []
     for study_id in Study.objects.filter(status__in=ACTIVE).values_list("pk", flat=True):
         with transaction.atomic():
@@ -294,6 +355,23 @@ def trials_orphaned() -> list[int]:
             if next_trial is None:
                 _settle(study_id)
             elif next_trial.heartbeat_at is None or next_trial.heartbeat_at < cutoff:
-                _send_trial(next_trial.pk)
+                send_trial_after_commit(next_trial.pk)
                 resend.append(next_trial.pk)
     return resend
+
+
+def _put_back_lost(cutoff: datetime) -> None:
+    """Step 1 of trials_orphaned, in one transaction: no claim sees the trial back before its attempt is marked."""
+    stale = Trial.objects.filter(status=Trial.Status.RUNNING, published=False, heartbeat_at__lt=cutoff)
+    silent = f"worker lost (no heartbeat for {settings.TRIAL_STALE_AFTER_S} s)"
+    with transaction.atomic():
+        Attempt.objects.filter(
+            Exists(stale.filter(pk=OuterRef("trial_id"), attempts=OuterRef("number"))), result=Attempt.Result.RUNNING
+        ).update(result=Attempt.Result.LOST, error=silent)
+        stale.filter(_study_is(Study.Status.CANCELLED)).update(status=Trial.Status.CANCELLED)
+        error = Concat(Value("attempt "), F("attempts"), Value(f": {silent}"), output_field=TextField())
+        active = stale.filter(_study_is(*ACTIVE))
+        active.filter(attempts__gte=settings.TRIAL_MAX_ATTEMPTS).update(
+            status=Trial.Status.FAILED, error=error, heartbeat_at=None, finished_at=timezone.now()
+        )
+        active.update(status=Trial.Status.PENDING, error=Concat(error, Value("; put back")), heartbeat_at=None)

@@ -8,10 +8,11 @@ the next one, and whether it reads the host's facts again.
 from dataclasses import fields
 from typing import Any, TypeVar
 
+from django.db import connection
 from django.db.models import F
 
 from benchdash.inventory.models import Build, Host
-from benchdash.studies.models import Scenario, Study, Trial
+from benchdash.studies.models import Attempt, Scenario, Study, Trial
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
 
 Spec = TypeVar("Spec", HostSpec, BuildSpec, ScenarioSpec)
@@ -53,6 +54,8 @@ def trial_spec(trial: Trial) -> TrialSpec:
         threads=trial.threads,
         duration_s=study.duration_s,
         repetition=trial.repetition,
+        attempt=trial.attempts,
+        fence=_fencing_token(trial),
         scale=study.scale,
         fillfactor=trial.scenario.data_fillfactor(study.fillfactor),
         pg_settings={name: str(value) for name, value in study.pg_settings.items()},
@@ -65,6 +68,19 @@ def trial_spec(trial: Trial) -> TrialSpec:
         collect_facts=not known_facts,
         known_facts=known_facts,
     )
+
+
+def _fencing_token(trial: Trial) -> str:
+    """ "<store>.<attempt id>" of the trial's latest attempt: every later attempt on its host has a larger id
+    (models.Attempt). The store is this database's OID, so that a store made anew (its ids counting from
+    1 again) is not refused by the fence an earlier store left on a host."""
+    attempt_id = Attempt.objects.filter(trial=trial, number=trial.attempts).values_list("pk", flat=True).first()
+    if attempt_id is None:
+        return ""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT oid FROM pg_database WHERE datname = current_database()")
+        (store,) = cursor.fetchone()
+    return f"{store}.{attempt_id}"
 
 
 def cancelled_trial_spec(trial_id: int) -> TrialSpec | None:

@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from benchdash.access import read_access
@@ -16,6 +17,9 @@ from benchdash.studies.progress import study_progress
 
 QUEUE_PERMISSION = "studies.add_study"
 OFFICIAL_PERMISSION = "studies.mark_official"
+QUEUE_UNREACHABLE = gettext_lazy(
+    "Study saved and queued: %(count)s trials. The queue (Redis) cannot be reached now: the study starts once it can."
+)
 
 
 @login_required
@@ -25,8 +29,11 @@ def study_new(request: HttpRequest) -> HttpResponse:
     form = StudyForm(request.POST) if request.method == "POST" else StudyForm()
     if request.method == "POST" and form.is_valid() and "queue" in request.POST:
         study = services.study_create(data=form.cleaned_data, created_by=request.user)
-        services.study_enqueue(study=study)
-        messages.success(request, _("Study queued: %(count)s trials.") % {"count": study.trials.count()})
+        count = {"count": study.trials.count()}
+        if services.study_enqueue(study=study) == services.Queued.WAITING_FOR_BROKER:
+            messages.warning(request, QUEUE_UNREACHABLE % count)
+        else:
+            messages.success(request, _("Study queued: %(count)s trials.") % count)
         return redirect("studies:detail", pk=study.pk)
     preview = form.preview() if form.is_bound and form.is_valid() else None
     ctx = {"form": form, "preview": preview, "presets": form.preset_defaults()}

@@ -87,8 +87,8 @@ def test_the_same_seed_plans_the_same_order(rows):
 def test_it_queues_a_draft_study_once_and_sends_its_first_trial_after_commit(rows, django_capture_on_commit_callbacks):
     study = create_study(rows)
     with django_capture_on_commit_callbacks() as callbacks:
-        assert services.study_enqueue(study=study) is True
-        assert services.study_enqueue(study=study) is False
+        assert services.study_enqueue(study=study) == services.Queued.SENT
+        assert services.study_enqueue(study=study) == services.Queued.UNCHANGED
     assert study.status == Study.Status.QUEUED
     assert len(callbacks) == 1
     assert first_trial(study).heartbeat_at is not None

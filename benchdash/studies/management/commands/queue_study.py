@@ -3,6 +3,9 @@
 Prints the new study's id. With --wait it shows a progress bar and exits 0 when every trial
 succeeded, 1 otherwise. With --preset, what is not given comes from the study preset (the seed's design
 and procedure: scenarios, client levels, repetitions, run order, duration, scale, postgresql.conf).
+When the queue (Redis) cannot be reached, the study is saved and queued all the same: the id is
+printed, a note on stderr says so, and the exit status is 0; beat sends its first trial once Redis
+answers (with --wait, the bar waits for that).
 """
 
 import sys
@@ -90,9 +93,14 @@ class Command(BaseCommand):
             problems = "; ".join(f"{field}: {' '.join(map(str, errors))}" for field, errors in form.errors.items())
             raise CommandError(f"the study was not queued: {problems}")
         study = services.study_create(data=form.cleaned_data)
-        services.study_enqueue(study=study)
+        queued = services.study_enqueue(study=study)
         self.stdout.write(str(study.pk))
         self.stdout.flush()
+        if queued == services.Queued.WAITING_FOR_BROKER:
+            self.stderr.write(
+                f"study {study.pk} is saved and queued, but the queue (Redis) cannot be reached now: "
+                "it starts once the queue can be reached (beat sends its first trial then)"
+            )
         if options["wait"]:
             self._wait(study)
 
