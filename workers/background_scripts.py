@@ -117,3 +117,38 @@ touch "$1/$2.out" "$1/$2.err"
 WRITE_FILE = r"""
 mkdir -p "$(dirname -- "$1")" && cat > "$1" && chmod "$2" "$1"
 """
+
+
+# -- the fence: which attempt a host works for (transport_base.Fence) -------------------------------
+FENCED = 86  # the exit status of a command refused by the fence
+FENCED_MARK = b"benchdash-fenced:"
+
+# $1 fence file, $2 token "<store>.<attempt id>". Takes the fence unless it names a later attempt of the
+# same store (a token from another store, say a store made anew, cannot be compared: it is replaced).
+# flock, where the host has it, keeps two takers from passing the check together.
+FENCE_TAKE = r"""
+fence=$1 token=$2
+mkdir -p -- "$(dirname -- "$fence")" || exit 1
+exec 9>>"$fence.lock" || exit 1
+if command -v flock >/dev/null 2>&1; then flock 9 || exit 1; fi
+held=
+{ IFS= read -r held < "$fence"; } 2>/dev/null
+if [ "${held%%.*}" = "${token%%.*}" ] && [ "${held#*.}" -gt "${token#*.}" ] 2>/dev/null; then
+  echo "benchdash-fenced: $fence names attempt $held, later than $token" >&2
+  exit 86
+fi
+printf '%s\n' "$token" > "$fence.tmp" && mv -f -- "$fence.tmp" "$fence"
+"""
+
+# $1 fence file, $2 token, then the command: run it only while the fence names this attempt. `read` is a
+# shell builtin: the check costs no process, and `exec` leaves the command in sh's place.
+FENCE_GUARD = r"""
+held=
+{ IFS= read -r held < "$1"; } 2>/dev/null
+if [ "$held" != "$2" ]; then
+  echo "benchdash-fenced: $1 names attempt ${held:-none}, not $2" >&2
+  exit 86
+fi
+shift 2
+exec "$@"
+"""

@@ -83,10 +83,15 @@ class Cluster:
         return f"Cluster({self.data_dir!r}, PostgreSQL {self.installed.version}, port={self.port})"
 
     # -- commands ---------------------------------------------------------------------------
-    def _run(self, argv: list[str], *, timeout: float = 600, what: str, input_text: str | None = None) -> str:
-        result = self.transport.run(
-            argv, timeout=timeout, check=False, input=input_text.encode() if input_text is not None else None
-        )
+    def _run(
+        self, argv: list[str], *, timeout: float = 600, what: str, input_text: str | None = None, long: str = ""
+    ) -> str:
+        """long names a command that may take minutes: it runs so that a cancel can stop it (Transport.run_long)."""
+        if long:
+            result = self.transport.run_long(argv, name=long, timeout=timeout, check=False)
+        else:
+            data = input_text.encode() if input_text is not None else None
+            result = self.transport.run(argv, timeout=timeout, check=False, input=data)
         if not result.ok:
             detail = (result.stderr or result.stdout).decode("utf-8", "replace").strip()[-2000:]
             raise ClusterError(f"{what} failed on {self.transport.host.name} ({self.data_dir}): {detail}")
@@ -109,10 +114,10 @@ class Cluster:
     def initdb(self) -> None:
         """A new, empty data directory (whatever was there is removed)."""
         self.stop()
-        self.transport.run(["rm", "-rf", self.data_dir])
+        self.transport.run_long(["rm", "-rf", self.data_dir], name="remove-data", timeout=3600)
         self.transport.run(["mkdir", "-p", self.cluster_dir])
         argv = [self.installed.tool("initdb"), "-D", self.data_dir, "-U", self.user, "-A", "trust"]
-        self._run([*argv, "-E", "UTF8", "--no-locale", "--no-sync"], timeout=600, what="initdb")
+        self._run([*argv, "-E", "UTF8", "--no-locale", "--no-sync"], timeout=600, what="initdb", long="initdb")
         self.transport.put_bytes(b"", posixpath.join(self.data_dir, SETTINGS_FILE), mode=0o600)
         self._append_once("postgresql.conf", INCLUDE_BLOCK)
 
@@ -228,32 +233,38 @@ class Cluster:
         argv = [self._client_tool("psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", *self._connection_args()]
         return self._run([*argv, "-d", self.dbname, "-f", "-"], timeout=timeout, what="psql", input_text=sql)
 
+    def psql_long(self, *statements: str, name: str, timeout: float = 3600) -> str:
+        """Statements that may take minutes (VACUUM, prewarm), each in its own -c, so that a cancel can stop them."""
+        argv = [self._client_tool("psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", *self._connection_args()]
+        commands = [part for statement in statements for part in ("-c", statement)]
+        return self._run([*argv, "-d", self.dbname, *commands], timeout=timeout, what="psql", long=name)
+
     def pgbench_init(self, scale: int, fillfactor: int | None = None) -> str:
         """`pgbench -i -s SCALE [-F FILLFACTOR]` with the client's pgbench; returns its output."""
         argv = [self._client_tool("pgbench"), "-i", "-s", str(int(scale))]
         if fillfactor:
             argv += ["-F", str(int(fillfactor))]
         argv += [*self._connection_args(), self.dbname]
-        result = self.transport.run(argv, timeout=600 + 30 * int(scale), check=False)
+        result = self.transport.run_long(argv, name="pgbench-init", timeout=600 + 30 * int(scale), check=False)
         if not result.ok:
             raise ClusterError(f"pgbench -i failed: {result.stderr.decode('utf-8', 'replace').strip()[-2000:]}")
         return result.stderr.decode("utf-8", "replace") + result.text
 
     def prewarm(self) -> int:
         """Load pgbench_accounts into shared buffers (as the seeds do); returns the number of blocks read."""
-        out = self.psql("CREATE EXTENSION IF NOT EXISTS pg_prewarm;\nSELECT pg_prewarm('pgbench_accounts');\n")
+        out = self.psql_long(
+            "CREATE EXTENSION IF NOT EXISTS pg_prewarm", "SELECT pg_prewarm('pgbench_accounts')", name="prewarm"
+        )
         return int(out.strip().splitlines()[-1])
 
     def checkpoint_vacuum(self) -> None:
         """After a run, in the seed's order: 「1回測定するたびにcheck pointとvacuumを実施する」 (seed 001)."""
-        self.psql("CHECKPOINT;\n", timeout=3600)
-        self.psql("VACUUM;\n", timeout=3600)
+        self.psql_long("CHECKPOINT", "VACUUM", name="vacuum", timeout=7200)
 
     def rebuild_maintenance(self) -> None:
         """After the data is rebuilt, in the seed's order: 「検証データの再作成と vacuum full, check point,
         ANALYZEを実施」 (seed 001, Windows 更新系, at the end of each round)."""
-        for statement in ("VACUUM FULL;", "CHECKPOINT;", "ANALYZE;"):
-            self.psql(statement + "\n", timeout=7200)
+        self.psql_long("VACUUM FULL", "CHECKPOINT", "ANALYZE", name="maintenance", timeout=7200)
 
     def snapshot(self) -> None:
         """Copy the data directory aside with the server stopped; restarts it if it was running."""
@@ -261,7 +272,7 @@ class Cluster:
         self.stop()
         part = f"{self.snapshot_dir}.part"
         self.transport.run(["rm", "-rf", part])
-        self.transport.run(["cp", "-a", self.data_dir, part], timeout=7200)
+        self.transport.run_long(["cp", "-a", self.data_dir, part], name="snapshot-data", timeout=7200)
         self.transport.run(["rm", "-rf", self.snapshot_dir])
         self.transport.run(["mv", "-T", part, self.snapshot_dir])
         if was_running:
@@ -284,8 +295,8 @@ class Cluster:
 
     def replace_data_with_snapshot(self) -> None:
         """The snapshot copied over the data directory; the server must be stopped."""
-        self.transport.run(["rm", "-rf", self.data_dir], timeout=3600)
-        self.transport.run(["cp", "-a", self.snapshot_dir, self.data_dir], timeout=7200)
+        self.transport.run_long(["rm", "-rf", self.data_dir], name="remove-data", timeout=3600)
+        self.transport.run_long(["cp", "-a", self.snapshot_dir, self.data_dir], name="restore-data", timeout=7200)
 
     # -- what it looks like -----------------------------------------------------------------
     def show_all(self) -> dict[str, str]:
@@ -413,7 +424,9 @@ def prepare_cluster(
     return cluster
 
 
-def stop_leftover_servers(transport: Transport, installed: InstalledBuild, keep: str = "") -> list[str]:
+def stop_leftover_servers(
+    transport: Transport, installed: InstalledBuild, keep: str = "", mode: str = "fast"
+) -> list[str]:
     """Stop every server still running under <work_dir>/clusters but `keep`; returns their data directories.
 
     One DB host runs one trial at a time, so any server there belongs to a finished, failed or
@@ -429,17 +442,20 @@ def stop_leftover_servers(transport: Transport, installed: InstalledBuild, keep:
         if data_dir == keep:
             continue
         # pg_ctl stop fails when nothing runs there (a stale PID file): no `status` round trip first.
-        if pg_ctl_stop(transport, installed, data_dir).ok:
+        if pg_ctl_stop(transport, installed, data_dir, mode).ok:
             stopped.append(data_dir)
     return stopped
 
 
 def _ready_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, have_data: bool, reset_method: str) -> None:
-    """Step 3 of prepare_cluster; every server on the target is stopped when this begins."""
+    """Step 3 of prepare_cluster; every server on the target is stopped when this begins. Data being made
+    or reset has no marker until it is whole: a reset cut short (a cancel, a lost worker) is never taken as good."""
     restore = reset_method == "restore"
     if not have_data:
         _create_data(cluster, spec, marker, keep_snapshot=restore and spec.scenario.reset != Reset.ONCE)
         return
+    if spec.reset_data:
+        cluster.clear_marker()
     by_snapshot = spec.reset_data and restore and cluster.has_snapshot()
     if by_snapshot:
         cluster.replace_data_with_snapshot()
@@ -447,6 +463,8 @@ def _ready_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, have_data: b
     cluster.start()
     if spec.reset_data and not by_snapshot:
         _build_data(cluster, spec)
+    if spec.reset_data:
+        cluster.write_marker(marker)
 
 
 def _create_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, keep_snapshot: bool) -> None:

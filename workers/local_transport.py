@@ -17,8 +17,6 @@ from workers.transport_base import (
     CommandTimeout,
     Transport,
     TransportError,
-    finish_result,
-    wrap_command,
 )
 
 
@@ -42,7 +40,7 @@ class LocalTransport(Transport):
         cwd: str | None = None,
         input: bytes | None = None,  # noqa: A002
     ) -> CommandResult:
-        command = self._prefix() + wrap_command(argv, timeout=timeout, env=env)
+        command = self._prefix() + self.command_line(argv, timeout=timeout, env=env)
         started = time.monotonic()
         process = subprocess.Popen(  # noqa: S603 (an argument list, no shell)
             command,
@@ -59,7 +57,7 @@ class LocalTransport(Transport):
             process.communicate()
             raise CommandTimeout(f"{shlex.join(argv)} ran past its timeout of {timeout:g}s and was killed") from None
         result = CommandResult(list(argv), process.returncode, stdout, stderr, time.monotonic() - started)
-        return finish_result(result, timeout=timeout, check=check)
+        return self.finish(result, timeout=timeout, check=check)
 
     def put_bytes(self, data: bytes, remote_path: str, mode: int = 0o644) -> None:
         # Written by the run user itself, so the file belongs to it.

@@ -1,6 +1,8 @@
 """One trial from start to finish: run_trial(spec, db, client) -> TrialOutcome.
 
-1. Stop whatever an earlier trial left running on the hosts (its pgbench, collectors).
+1. Fence the hosts for this attempt (spec.fence): from here on an attempt replaced by a later one finds
+   its commands refused. Stop whatever an earlier trial or attempt left running there (pgbench,
+   collectors, a data load).
 2. Read the hosts' facts (or take the known ones); install the build; prepare the cluster (data reset
    as the spec says, settings, start or take over the server the previous trial kept, prewarm); record SHOW ALL.
 3. Upload the custom script to the pgbench host.
@@ -13,12 +15,17 @@
    on the targets, and stop the server, unless spec.keep_server and the trial went well and was not
    cancelled: then the next trial takes it over.
 
+should_cancel is asked before every step, and every second inside the long ones (the data load, copies
+of data, VACUUM: Transport.run_long), so a cancel stops any step within seconds. It also says True once
+a later attempt took the trial over.
+
 A failure of a target is an outcome (ok False, error set), never an exception: the study goes on.
 """
 
 import json
 import logging
 import posixpath
+import re
 import shlex
 import time
 from collections.abc import Callable, Iterator
@@ -27,7 +34,7 @@ from datetime import UTC, datetime
 from functools import partial
 
 from workers.builds import InstalledBuild, find_client_tool, install_build
-from workers.cluster import Cluster, cluster_for, data_marker, prepare_cluster
+from workers.cluster import Cluster, cluster_for, data_marker, prepare_cluster, stop_leftover_servers
 from workers.collectors import (
     Collector,
     CollectorSet,
@@ -41,6 +48,7 @@ from workers.parallel import concurrently
 from workers.pgbench import PgbenchOutputError, parse_pgbench_output, pgbench_command
 from workers.spec import TrialOutcome, TrialSpec
 from workers.transport import CommandResult, CommandTimeout, Transport, TransportError
+from workers.transport_base import CommandStopped, Fence
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +63,7 @@ SERVER_LOG_LINES = 200
 
 
 class TrialCancelled(Exception):
-    """should_cancel said so while pgbench ran."""
+    """should_cancel said so."""
 
 
 class TrialOverran(Exception):
@@ -74,8 +82,11 @@ def run_trial(
     started = time.monotonic()
     try:
         run.execute()
-    except TrialCancelled:
-        run.outcome.error = "cancelled while pgbench ran"
+    except (TrialCancelled, CommandStopped) as stopped:
+        run.cancelled = True
+        run.outcome.error = f"cancelled during {run.step_name}"
+        if isinstance(stopped, CommandStopped):
+            run.outcome.notes.append(str(stopped))
     except Exception as error:  # whatever a target did, it becomes the outcome
         logger.warning("trial %s failed: %s", spec.trial_id, error, exc_info=True)
         run.outcome.ok = False
@@ -112,6 +123,8 @@ class TrialRun:
         self.collectors = CollectorSet([])
         self.pgbench_started = False
         self.pgbench = ""
+        self.step_name = "start"
+        self.cancelled = False
 
     @property
     def same_host(self) -> bool:
@@ -128,16 +141,29 @@ class TrialRun:
         finally:
             self.outcome.timings[name] = round(self.outcome.timings.get(name, 0.0) + time.monotonic() - started, 3)
 
+    def step(self, name: str) -> None:
+        """Begin a step that a cancel may stop: asked here, and inside the step's long commands."""
+        self.step_name = name
+        if self.should_cancel():
+            raise TrialCancelled()
+
     # -- steps ----------------------------------------------------------------------------------
     def execute(self) -> None:
+        self.step("fence")
+        self.take_fences()
+        self.step("setup")
         # Independent round trips go out together: each costs tens of ms over SSH.
         concurrently(self.kill_leftovers, self.read_facts, self.install)
+        self.step("reset")
         with self.phase("reset"):
             self.cluster = prepare_cluster(self.db, self.spec, installed=self.installed)
+        self.step("settings")
         concurrently(self.record_settings, self.make_trial_dirs, self.find_pgbench)
         argv = self.pgbench_argv()
+        self.step("collect")
         with self.phase("collect"):
             self.collectors = CollectorSet(self.wanted_collectors())
+        self.step("pgbench")
         result = self.run_pgbench(argv)
         with self.phase("collect"):
             self.collectors.stop()
@@ -145,6 +171,18 @@ class TrialRun:
         with self.phase("parse"):
             self.record_pgbench(result)
         self.finish_data()
+
+    def take_fences(self) -> None:
+        """Fence each host for this attempt, then let its long commands ask should_cancel (run_long)."""
+        for transport in self.transports():
+            if self.spec.fence:
+                transport.take_fence(Fence(self.fence_path(transport), self.spec.fence))
+            transport.should_stop = self.should_cancel
+
+    def fence_path(self, transport: Transport) -> str:
+        """One fence per DB host, also on a pgbench host that serves several DB hosts."""
+        name = re.sub(r"[^A-Za-z0-9._-]+", "-", self.spec.db_host.name).strip("-.") or "host"
+        return posixpath.join(transport.host.work_dir, "fences", name)
 
     def kill_leftovers(self) -> None:
         with self.phase("leftovers"):
@@ -310,12 +348,16 @@ class TrialRun:
         with self.phase("server_log"):
             self.outcome.artifacts["server_log"] = cluster.server_log_tail(SERVER_LOG_LINES)
         if self.spec.scenario.checkpoint_vacuum and cluster.is_running():
+            self.step("checkpoint_vacuum")
             with self.phase("checkpoint_vacuum"):
                 cluster.checkpoint_vacuum()
 
     # -- step 6 ---------------------------------------------------------------------------------
     def clean_up(self) -> None:
-        """Best effort on every part, so that one failing part does not leave the others running."""
+        """Best effort on every part, so that one failing part does not leave the others running. After a
+        cancel the server stops at once (immediate): its data is of no use, and the cancel must be quick."""
+        for transport in self.transports():
+            transport.should_stop = None  # cleanup runs to its end, a cancel or not
         with self.phase("cleanup"):
             if self.pgbench_started:
                 self.attempt("stop pgbench", self.stop_pgbench_keeping_output)
@@ -325,14 +367,18 @@ class TrialRun:
                 partial(self.attempt, "remove trial files", partial(self.remove_trial_dir, transport))
                 for transport in self.transports()
             ]
-            cluster = self.cluster
+            cluster, mode = self.cluster, "immediate" if self.cancelled else "fast"
             if cluster is not None:
                 if "server_log" not in self.outcome.artifacts:
                     self.attempt("read the server log", partial(self.keep_server_log, cluster))
                 if self.keeps_server():
                     self.outcome.notes.append("server left running for the next trial")
                 else:
-                    parts.append(partial(self.attempt, "stop the server", cluster.stop))
+                    parts.append(partial(self.attempt, "stop the server", partial(cluster.stop, mode)))
+            elif self.installed is not None:
+                # The cluster was being made when the trial stopped: stop whatever server it had started.
+                stop_servers = partial(stop_leftover_servers, self.db, self.installed, mode=mode)
+                parts.append(partial(self.attempt, "stop the servers", stop_servers))
             concurrently(*parts)
 
     def keeps_server(self) -> bool:

@@ -32,8 +32,6 @@ from workers.transport_base import (
     HostKeyUnknown,
     Transport,
     TransportError,
-    finish_result,
-    wrap_command,
 )
 
 __all__ = [
@@ -177,7 +175,7 @@ class SSHTransport(Transport):
         cwd: str | None = None,
         input: bytes | None = None,  # noqa: A002
     ) -> CommandResult:
-        command = shlex.join(wrap_command(argv, timeout=timeout, env=env))
+        command = shlex.join(self.command_line(argv, timeout=timeout, env=env))
         if cwd:
             command = f"cd {shlex.quote(cwd)} && {command}"
         started = time.monotonic()
@@ -193,7 +191,7 @@ class SSHTransport(Transport):
         finally:
             channel.close()
         result = CommandResult(list(argv), exit_status, stdout, stderr, time.monotonic() - started)
-        return finish_result(result, timeout=timeout, check=check)
+        return self.finish(result, timeout=timeout, check=check)
 
     def _sftp_client(self) -> paramiko.SFTPClient:
         if self._sftp is None or self._sftp.get_channel() is None or self._sftp.get_channel().closed:

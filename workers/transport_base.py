@@ -2,8 +2,12 @@
 
 Every command is an argument list, run on the target under coreutils `timeout`, so a command that
 outlives its budget is stopped there even if the worker lost the connection. Long work (pgbench,
-sar, perf) starts in its own session and process group with a PID file under <work_dir>/run, so a
-cancel, or the next attempt after a crash, can find it and stop the whole group.
+sar, perf, and through run_long initdb, pgbench -i, copies of data, VACUUM) starts in its own session
+and process group with a PID file under <work_dir>/run, so a cancel, or the next attempt after a
+crash, can find it and stop the whole group.
+
+An attempt fences the host (take_fence): from then on each of its commands runs behind a guard that
+checks the host's fence file still names it, so an attempt that a later one replaced touches nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import shlex
 import signal
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -59,6 +63,28 @@ class CommandFailed(TransportError):
 
 class CommandTimeout(TransportError):
     """A command ran past its timeout and was stopped."""
+
+
+class CommandStopped(TransportError):
+    """A long command (run_long) was stopped because should_stop said so: a cancel, or a later attempt."""
+
+
+class AttemptFenced(TransportError):
+    """The host's fence names a later attempt: this one may no longer act there."""
+
+
+@dataclass(frozen=True)
+class Fence:
+    """The fence file on a host and the token of the attempt that works there ("<store>.<attempt id>")."""
+
+    path: str
+    token: str
+
+    def guard(self, argv: list[str]) -> list[str]:
+        return ["sh", "-c", scripts.FENCE_GUARD, "sh", self.path, self.token, *argv]
+
+    def refused(self, result: CommandResult) -> bool:
+        return result.exit_status == scripts.FENCED and scripts.FENCED_MARK in result.stderr
 
 
 @dataclass
@@ -107,9 +133,16 @@ def finish_result(result: CommandResult, *, timeout: float, check: bool) -> Comm
 class Transport(ABC):
     """What the engine needs from a target. Background work is built on `run`, with the same scripts on both."""
 
+    # A long command's attempt is asked this often whether to stop; a stopped one gets this long to end.
+    LONG_POLL_S = 1.0
+    LONG_STOP_GRACE_S = 2.0
+
     def __init__(self, host: HostSpec) -> None:
         self.host = host
         self._background_argv: dict[str, list[str]] = {}
+        self.fence: Fence | None = None
+        # Set by the attempt while it runs: run_long stops its command when this returns True.
+        self.should_stop: Callable[[], bool] | None = None
 
     @abstractmethod
     def run(
@@ -134,6 +167,59 @@ class Transport(ABC):
 
     def exists(self, remote_path: str) -> bool:
         return self.run(["test", "-e", remote_path], check=False, timeout=60).ok
+
+    def command_line(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None) -> list[str]:
+        """What runs on the target for argv: under its `timeout` watchdog, behind the fence's guard once fenced."""
+        wrapped = wrap_command(argv, timeout=timeout, env=env)
+        return self.fence.guard(wrapped) if self.fence else wrapped
+
+    def finish(self, result: CommandResult, *, timeout: float, check: bool) -> CommandResult:
+        if self.fence is not None and self.fence.refused(result):
+            raise AttemptFenced(result.stderr.decode("utf-8", "replace").strip())
+        return finish_result(result, timeout=timeout, check=check)
+
+    def take_fence(self, fence: Fence) -> None:
+        """Make this host work for fence's attempt: refused (AttemptFenced) when it already works for a later one."""
+        self.fence = None  # the take itself runs unguarded
+        taken = self.run(["sh", "-c", scripts.FENCE_TAKE, "sh", fence.path, fence.token], check=False, timeout=60)
+        if fence.refused(taken):
+            raise AttemptFenced(taken.stderr.decode("utf-8", "replace").strip())
+        if not taken.ok:
+            raise CommandFailed(taken)
+        self.fence = fence
+
+    def run_long(
+        self,
+        argv: Sequence[str],
+        *,
+        name: str,
+        timeout: float,
+        check: bool = True,
+        env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        """A command that may run for minutes (initdb, pgbench -i, copying data, VACUUM). While should_stop is
+        set it runs as a background group, polled every LONG_POLL_S, so that a cancel stops it within
+        seconds (CommandStopped); otherwise it is a plain run."""
+        if self.should_stop is None:
+            return self.run(argv, timeout=timeout, check=check, env=env)
+        self.start_background(name, argv, env=env)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.should_stop():
+                self.stop_background(name, "TERM", grace_s=self.LONG_STOP_GRACE_S)
+                raise CommandStopped(f"{shlex.join(argv)} was stopped: its attempt was told to stop")
+            try:
+                result = self.wait_background(name, timeout=self.LONG_POLL_S)
+            except CommandTimeout:
+                if time.monotonic() < deadline:
+                    continue
+                self.stop_background(name, "TERM", grace_s=self.LONG_STOP_GRACE_S)
+                raise CommandTimeout(
+                    f"{shlex.join(argv)} ran past its timeout of {timeout:g}s and was stopped"
+                ) from None
+            if check and not result.ok:
+                raise CommandFailed(result)
+            return result
 
     @abstractmethod
     def close(self) -> None: ...

@@ -5,7 +5,8 @@ import time
 import pytest
 
 from tests.sshd import process_is_gone
-from workers.transport import CommandTimeout, connect
+from workers.transport import CommandFailed, CommandTimeout, connect
+from workers.transport_base import CommandStopped
 
 FAMILY = 'sleep 60 & echo $! > "$1/child.pid"; echo $$ > "$1/parent.pid"; wait'
 
@@ -61,3 +62,38 @@ def test_kill_leftovers_finds_what_a_crashed_trial_left(any_transport):
         assert next_attempt.kill_leftovers() == ["pgbench"]
         assert all(process_is_gone(pid) for pid in pids)
         assert next_attempt.kill_leftovers() == []
+
+
+def test_a_long_command_gives_its_output_and_status_like_run(any_transport):
+    any_transport.should_stop = lambda: False
+    result = any_transport.run_long(
+        ["sh", "-c", "echo out; echo err >&2; exit 3"], name="long", timeout=30, check=False
+    )
+    assert (result.exit_status, result.stdout, result.stderr) == (3, b"out\n", b"err\n")
+    with pytest.raises(CommandFailed):
+        any_transport.run_long(["false"], name="long", timeout=30)
+
+
+def test_a_long_command_stops_with_its_children_within_seconds_of_should_stop(any_transport):
+    work_dir = any_transport.host.work_dir
+    asked: list[float] = []
+
+    def should_stop() -> bool:
+        if any_transport.exists(f"{work_dir}/child.pid") and not asked:
+            asked.append(time.monotonic())
+        return bool(asked)
+
+    any_transport.should_stop = should_stop
+    with pytest.raises(CommandStopped):
+        any_transport.run_long(["sh", "-c", FAMILY, "sh", work_dir], name="load", timeout=300)
+    stopped_after = time.monotonic() - asked[0]
+
+    assert stopped_after < 5
+    assert all(process_is_gone(pid) for pid in family_pids(any_transport))
+    assert any_transport.exists(f"{any_transport.run_dir}/load.pid") is False
+
+
+def test_a_long_command_without_anyone_to_ask_is_a_plain_run(any_transport):
+    assert any_transport.should_stop is None
+    assert any_transport.run_long(["echo", "plain"], name="plain", timeout=30).stdout == b"plain\n"
+    assert any_transport.exists(f"{any_transport.run_dir}/plain.out") is False

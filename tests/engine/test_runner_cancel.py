@@ -1,0 +1,178 @@
+"""A cancel stops every step of a trial within 5 s, the data load and a reset included, and leaves the host clean:
+no process of the trial left, no server running, and no half-made data taken as good by the next trial.
+
+The cancel comes as a member's would, from another thread, the moment the step's own command shows up on the
+target (the worker's own machine, whose processes the test reads). Scale 20 makes the data load (pgbench -i)
+and the copies of the data directory take seconds, so that a cancel which waited for them would take too long.
+"""
+
+import os
+import posixpath
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.engine.test_runner import pgbench_runs, trial
+from workers.cluster import MARKER_FILE, cluster_dir
+from workers.runner import run_trial
+from workers.spec import TrialSpec
+from workers.transport import Transport, connect
+
+pytestmark = pytest.mark.slow
+
+CANCEL_WITHIN_S = 5
+SCALE = 20
+
+
+def processes_under(work_dir: str) -> list[list[str]]:
+    """The live processes whose command line names the work dir (servers, data loads, copies...)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().decode("utf-8", "replace").split("\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and any(work_dir in arg for arg in argv):
+            found.append([arg for arg in argv if arg])
+    return found
+
+
+def initdb(argv: list[str]) -> bool:
+    return posixpath.basename(argv[0]) == "initdb"
+
+
+def data_load(argv: list[str]) -> bool:
+    return posixpath.basename(argv[0]) == "pgbench" and "-i" in argv
+
+
+def snapshot_copy(argv: list[str]) -> bool:
+    return argv[:2] == ["cp", "-a"] and argv[-1].endswith("snapshot.part")
+
+
+def restore_copy(argv: list[str]) -> bool:
+    return argv[:2] == ["cp", "-a"] and argv[-2].endswith("/snapshot")
+
+
+def vacuum(argv: list[str]) -> bool:
+    return posixpath.basename(argv[0]) == "psql" and "VACUUM" in argv
+
+
+class Canceller:
+    """Cancels, like a member on the page, as soon as a process matching `step` runs under the work dir."""
+
+    def __init__(self, work_dir: str, step: Callable[[list[str]], bool]) -> None:
+        self.work_dir = work_dir
+        self.step = step
+        self.cancelled = threading.Event()
+        self.cancelled_at = 0.0
+        self.seen: list[str] = []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.watch, daemon=True)
+
+    def watch(self) -> None:
+        while not self.done.is_set():
+            matching = [argv for argv in processes_under(self.work_dir) if self.step(argv)]
+            if matching:
+                self.seen = matching[0]
+                self.cancelled_at = time.monotonic()
+                self.cancelled.set()
+                return
+            time.sleep(0.02)
+
+    def should_cancel(self) -> bool:
+        return self.cancelled.is_set()
+
+    def run(self, spec: TrialSpec, transport: Transport) -> float:
+        """Run the trial with this cancel; returns the seconds from the cancel to run_trial's return."""
+        self.thread.start()
+        try:
+            self.outcome = run_trial(spec, transport, should_cancel=self.should_cancel)
+        finally:
+            self.done.set()
+        assert self.cancelled.is_set(), f"the step never showed up; the trial ended with {self.outcome.error!r}"
+        return time.monotonic() - self.cancelled_at
+
+
+@pytest.fixture
+def local(local_target) -> Iterator[Transport]:
+    with connect(local_target) as transport:
+        yield transport
+
+
+def update_trial(transport: Transport, build, **changes) -> TrialSpec:
+    spec = trial(transport.host, build, "pgecons-update", scale=SCALE, collect_sar=False, collect_wait_events=False)
+    return replace(spec, **changes)
+
+
+def assert_clean(transport: Transport) -> None:
+    assert processes_under(transport.host.work_dir) == []
+
+
+def marker_exists(transport: Transport, spec: TrialSpec) -> bool:
+    return transport.exists(posixpath.join(cluster_dir(spec), MARKER_FILE))
+
+
+@pytest.mark.parametrize(
+    ("step", "what"), [(initdb, "initdb"), (data_load, "the data load (pgbench -i)")], ids=["initdb", "data-load"]
+)
+def test_a_cancel_stops_the_making_of_the_data_within_seconds_and_leaves_no_marker(local, installed_build, step, what):
+    spec = update_trial(local, installed_build)
+    canceller = Canceller(local.host.work_dir, step)
+
+    stopped_after = canceller.run(spec, local)
+
+    print(f"{what}: the trial ended {stopped_after:.1f} s after the cancel; {canceller.outcome.notes}")
+    assert (canceller.outcome.ok, canceller.outcome.error) == (False, "cancelled during reset")
+    assert stopped_after < CANCEL_WITHIN_S
+    assert_clean(local)
+    assert marker_exists(local, spec) is False  # written last, once the data and its snapshot are whole
+
+
+@pytest.mark.parametrize(("step", "what"), [(snapshot_copy, "snapshot"), (restore_copy, "restore")])
+def test_a_cancel_stops_a_copy_of_the_data_and_the_next_trial_finds_whole_data(local, installed_build, step, what):
+    """A copy may be over before the cancel reaches it: either way the next trial, asked not to reset, runs."""
+    spec = update_trial(local, installed_build)
+    if step is restore_copy:
+        assert run_trial(spec, local).ok  # data and snapshot made: the next trial resets from the snapshot
+    canceller = Canceller(local.host.work_dir, step)
+
+    stopped_after = canceller.run(replace(spec, trial_id=8), local)
+
+    print(f"the {what}: the trial ended {stopped_after:.1f} s after the cancel; {canceller.outcome.notes}")
+    assert canceller.outcome.error == "cancelled during reset"
+    assert stopped_after < CANCEL_WITHIN_S
+    assert_clean(local)
+    following = run_trial(replace(spec, trial_id=9, reset_data=False), local)
+    assert following.ok is True, following.error
+    assert f"scaling factor: {SCALE}" in following.artifacts["pgbench_stdout"].decode()
+    assert_clean(local)
+
+
+def test_a_cancel_stops_the_checkpoint_and_vacuum_after_the_run(local, installed_build):
+    spec = update_trial(local, installed_build)
+    canceller = Canceller(local.host.work_dir, vacuum)
+
+    stopped_after = canceller.run(spec, local)
+
+    print(f"VACUUM: the trial ended {stopped_after:.1f} s after the cancel; {canceller.outcome.notes}")
+    assert canceller.outcome.error == "cancelled during checkpoint_vacuum"
+    assert stopped_after < CANCEL_WITHIN_S
+    assert_clean(local)
+
+
+def test_a_cancel_stops_the_run_itself_within_seconds(local, installed_build):
+    spec = update_trial(local, installed_build, scale=1, duration_s=60)
+    canceller = Canceller(local.host.work_dir, lambda argv: pgbench_runs(local) and "-T" in argv)
+
+    stopped_after = canceller.run(spec, local)
+
+    assert canceller.outcome.error == "cancelled during pgbench"
+    assert stopped_after < CANCEL_WITHIN_S
+    assert_clean(local)
