@@ -128,7 +128,14 @@ NPM_REGISTRY = env_str("BENCHDASH_NPM_REGISTRY", "https://registry.npmjs.org")
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:63799/0")
 CELERY_BROKER_URL = REDIS_URL
+# kombu's Redis transport with the fix that keeps a worker alive when Redis restarts (benchdash/broker.py).
+CELERY_BROKER_TRANSPORT = "benchdash.broker:Transport"
+# A worker that lost Redis tries again for ever (every 2, 4, ... up to 30 s), at start-up too.
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_RESULT_BACKEND = REDIS_URL
+# The store keeps every outcome: a task result would only be one more write to Redis.
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
