@@ -23,6 +23,8 @@ SERVER_FIXTURES = frozenset(
         "archive_build",
         "running_clusters",
         "broker",
+        "redis_server",
+        "own_redis_processes",
         "celery_processes",
     }
 )

@@ -5,6 +5,7 @@ The tests using them are transaction=True, so the worker sees committed rows.
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from django.db import connection
 
 from benchdash.celery import app
 from benchdash.studies.models import Scenario
+from tests.sshd import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = str(Path(sys.executable).with_name("celery"))
@@ -44,11 +46,8 @@ def test_broker_url() -> str:
 test_broker_url.__test__ = False  # type: ignore[attr-defined]
 
 
-@pytest.fixture
-def broker() -> str:
-    """Point this process's Celery app at the test Redis db, emptied first."""
-    url = test_broker_url()
-    redis.Redis.from_url(url).flushdb()
+def point_app_at(url: str) -> str:
+    """Send this process's tasks to the broker at url."""
     app.conf.broker_url = url
     app.conf.result_backend = url
     # Drop pools made for another broker URL, if anything sent a task before.
@@ -57,36 +56,106 @@ def broker() -> str:
     return url
 
 
-def worker_env(broker_url: str) -> dict[str, str]:
+@pytest.fixture
+def broker() -> str:
+    """Point this process's Celery app at the test Redis db, emptied first."""
+    url = test_broker_url()
+    redis.Redis.from_url(url).flushdb()
+    return point_app_at(url)
+
+
+class RedisServer:
+    """A redis-server of the test's own, on a free port, which the test may stop and start again.
+
+    Never the shared one: others' brokers live there. Its data survives a restart (append-only file)
+    unless the restart is asked to drop it.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        argv = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory)]
+        argv += ["--save", "", "--appendonly", "yes", "--appendfsync", "always"]
+        self.process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while not self.answers():
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise RuntimeError(f"redis-server did not start on port {self.port}")
+            time.sleep(0.05)
+
+    def answers(self) -> bool:
+        try:
+            return bool(redis.Redis(port=self.port, socket_connect_timeout=1).ping())
+        except redis.ConnectionError:
+            return False
+
+    def stop(self, *, keep_data: bool = True) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()  # SIGTERM: Redis flushes its append-only file and exits
+            self.process.wait(timeout=30)
+        if not keep_data:
+            for path in self.directory.iterdir():
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+
+    def restart(self, *, keep_data: bool) -> None:
+        self.stop(keep_data=keep_data)
+        self.start()
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A Redis of the test's own, started; this process's Celery app sends there."""
+    directory = tmp_path / "redis"
+    directory.mkdir()
+    server = RedisServer(directory)
+    server.start()
+    point_app_at(server.url)
+    yield server
+    server.stop(keep_data=False)
+
+
+def worker_env(broker_url: str, **changes: str) -> dict[str, str]:
     db = connection.settings_dict
     database_url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-    return {**os.environ, **FAST_CLOCKS, "DATABASE_URL": database_url, "REDIS_URL": broker_url}
+    return {**os.environ, **FAST_CLOCKS, "DATABASE_URL": database_url, "REDIS_URL": broker_url, **changes}
 
 
 class Processes:
-    """Celery processes started by a test, each in its own process group, stopped at the end."""
+    """Celery processes started by a test, each in its own process group, stopped at the end.
+
+    env changes the environment of the processes started after it is set (settings such as the clocks).
+    """
 
     def __init__(self, broker_url: str, log_dir: Path) -> None:
         self.broker_url = broker_url
         self.log_dir = log_dir
         self.started: list[subprocess.Popen] = []
+        self.env: dict[str, str] = {}
 
-    def worker(self, name: str) -> subprocess.Popen:
-        argv = [CELERY, "-A", "benchdash", "worker", "--loglevel", "INFO", "--concurrency", "1", "--hostname"]
+    def worker(self, name: str, concurrency: int = 1) -> subprocess.Popen:
+        argv = [CELERY, "-A", "benchdash", "worker", "--loglevel", "INFO", "--concurrency", str(concurrency)]
+        argv += ["--hostname"]
         argv += [f"{name}@%h", "--without-gossip", "--without-mingle"]
-        return self._start(name, argv, ready="ready.")
+        return self.start(name, argv, ready="ready.")
 
     def beat(self) -> subprocess.Popen:
         argv = [CELERY, "-A", "benchdash", "beat", "--loglevel", "INFO", "--schedule", str(self.log_dir / "beat")]
-        return self._start("beat", argv, ready="beat: Starting")
+        return self.start("beat", argv, ready="beat: Starting")
 
-    def _start(self, name: str, argv: list[str], ready: str) -> subprocess.Popen:
+    def start(self, name: str, argv: list[str], ready: str) -> subprocess.Popen:
         log = self.log_dir / f"{name}.log"
         with log.open("wb") as output:
             process = subprocess.Popen(
                 argv,
                 cwd=ROOT,
-                env=worker_env(self.broker_url),
+                env=worker_env(self.broker_url, **self.env),
                 stdout=output,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -138,3 +207,11 @@ def member(client) -> User:
 def presets() -> dict[str, Scenario]:
     call_command("load_presets", stdout=open(os.devnull, "w"))  # noqa: SIM115
     return {scenario.slug: scenario for scenario in Scenario.objects.all()}
+
+
+@pytest.fixture
+def own_redis_processes(redis_server: RedisServer, tmp_path: Path) -> Iterator[Processes]:
+    """Celery processes on the test's own Redis (redis_server), which the test may restart."""
+    processes = Processes(redis_server.url, tmp_path)
+    yield processes
+    processes.stop_all()

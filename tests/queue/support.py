@@ -74,7 +74,7 @@ def process_alive(pid: int) -> bool:
 
 
 def queue_reference_study_and_wait_for_pgbench(
-    client, celery_processes, local_target, installed_build, *, duration: str, worker: str
+    client, celery_processes, local_target, installed_build, *, duration: str, worker: str, concurrency: int = 1
 ):
     """Queue a 2-trial reference study through the form on a fresh worker; return (host, study, worker, pgbench pid)."""
     host, build = register_host(local_target), register_build(installed_build)
@@ -86,7 +86,7 @@ def queue_reference_study_and_wait_for_pgbench(
         clients="1,2",
         duration=duration,
     )
-    started_worker = celery_processes.worker(worker)
+    started_worker = celery_processes.worker(worker, concurrency)
     client.post(reverse("studies:new"), data)
     study = Study.objects.get(title="queue test")
     pid = wait_for(lambda: pgbench_pid(host.work_dir), 90, "pgbench to run")
