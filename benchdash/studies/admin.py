@@ -10,7 +10,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField
-from benchdash.studies.models import Artifact, Scenario, Study, StudyPreset, Trial, TrialEvidence
+from benchdash.studies.models import Artifact, Attempt, Scenario, Study, StudyPreset, Trial, TrialEvidence
 from benchdash.studies.pg_settings import every_major_problems
 from benchdash.studies.points import points_refresh_keys, trial_point_keys
 from benchdash.studies.validation import check_study
@@ -162,6 +162,18 @@ class ArtifactInline(ArtifactLink, admin.TabularInline):
     can_delete = False
 
 
+class AttemptInline(admin.TabularInline):
+    """Each try at the trial as it happened: written by the claim and the worker, never by hand."""
+
+    model = Attempt
+    extra = 0
+    fields = readonly_fields = ("number", "worker", "result", "started_at", "finished_at", "error")
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Trial | None = None) -> bool:
+        return False
+
+
 @admin.register(Trial)
 class TrialAdmin(admin.ModelAdmin):
     list_display = [
@@ -179,7 +191,7 @@ class TrialAdmin(admin.ModelAdmin):
     search_fields = ["study__title", "command", "error", "notes"]
     list_select_related = ["study", "build", "scenario"]
     raw_id_fields = ["study"]
-    inlines = [ArtifactInline]
+    inlines = [AttemptInline, ArtifactInline]
 
     # Hand edits keep the study points in step: the point the trial left and the one it is in now.
     def save_model(self, request: HttpRequest, obj: Trial, form: Any, change: bool) -> None:

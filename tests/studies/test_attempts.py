@@ -4,6 +4,7 @@ from datetime import timedelta
 
 import pytest
 from django.test import override_settings
+from django.urls import reverse
 from django.utils import timezone
 
 from benchdash.inventory.models import Host
@@ -160,3 +161,11 @@ def test_a_store_error_after_the_claim_counts_as_a_failed_attempt_under_the_cap(
     assert (trial.status, trial.attempts) == (Trial.Status.FAILED, 2)
     assert trial.error.startswith("attempt 2: the store could not keep the outcome")
     assert services.trial_claim(trial_id=trial.pk, worker="w") is None
+
+
+def test_the_trial_admin_lists_its_attempts(study, admin_client):
+    trial = services.trial_claim(trial_id=first(study).pk, worker="w9@lab")
+    services.trial_finish(trial=trial, outcome=TrialOutcome(ok=False, error="ssh dropped"))
+    response = admin_client.get(reverse("admin:studies_trial_change", args=[trial.pk]))
+    assert response.status_code == 200
+    assert b"w9@lab" in response.content and b"ssh dropped" in response.content
