@@ -364,7 +364,7 @@ class Attempt(models.Model):
 
     Its id is the attempt's fencing token: ids only grow, and a DB host's claims follow one another
     (trial_one_running_per_host), so a later attempt on a host always holds a larger token. The
-    engine writes it to the host (workers/fence.py) and refuses to act for a smaller one.
+    engine writes it to the host (Transport.take_fence) and refuses to act for a smaller one.
     Result:  RUNNING -> SUCCEEDED | FAILED | CANCELLED | RETRIED (failed with attempts left)
              | LOST (its worker stopped reporting: beat put the trial back) | STALE (ended after that).
     """
