@@ -11,11 +11,14 @@ prints per phase the median seconds, and the overhead = total - duration - reset
 Two series: each trial on its own (host facts read, server started and stopped: a study's first
 trial, or one whose neighbours use another build), then trials in a row as a study runs them when
 the next trial uses the same data (known facts, the server kept running and taken over; the last
-one stops it).
+one stops it). Each series runs twice, side by side: as run_trial runs by hand, and as a worker runs
+an attempt (fenced with its token, and asked whether to stop, so that the long commands run as
+polled background groups): the difference is what fencing and cancellable steps cost.
 """
 
 import statistics
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,10 +33,15 @@ from workers.spec import TrialSpec  # noqa: E402
 from workers.transport import Transport, connect  # noqa: E402
 
 
-def measure(spec: TrialSpec, transport: Transport, trials: int, label: str) -> list[dict[str, float]]:
+def measure(
+    spec: TrialSpec, transport: Transport, trials: int, label: str, as_worker: bool = False
+) -> list[dict[str, float]]:
     timings = []
     for number in range(trials):
-        outcome = run_trial(replace(spec, keep_server=spec.keep_server and number < trials - 1), transport)
+        attempt = replace(spec, keep_server=spec.keep_server and number < trials - 1)
+        if as_worker:  # each attempt's token is larger than the one before, as the store's attempt ids are
+            attempt = replace(attempt, fence=f"1.{time.monotonic_ns()}")
+        outcome = run_trial(attempt, transport, should_cancel=(lambda: False) if as_worker else None)
         if not outcome.ok:
             raise SystemExit(f"{label} trial {number + 1} failed: {outcome.error}")
         timings.append(outcome.timings)
@@ -63,12 +71,16 @@ def main() -> None:
         first = run_trial(spec, transport)  # creates the data; not reported
         if not first.ok:
             raise SystemExit(f"first trial failed: {first.error}")
-        alone = measure(spec, transport, options.trials, "alone")
-        in_study = replace(spec, keep_server=True, collect_facts=False, known_facts=first.host_facts)
-        run_trial(in_study, transport)  # starts the server the next trials take over; not reported
-        within = measure(in_study, transport, options.trials, "in a study")
-    report("Each trial on its own (facts read, server started and stopped):", alone, spec.duration_s)
-    report("Trials in a row within a study (known facts, the server kept running):", within, spec.duration_s)
+        results = {}
+        for as_worker in (False, True):
+            results["alone", as_worker] = measure(spec, transport, options.trials, "alone", as_worker)
+            in_study = replace(spec, keep_server=True, collect_facts=False, known_facts=first.host_facts)
+            run_trial(in_study, transport)  # starts the server the next trials take over; not reported
+            results["in a study", as_worker] = measure(in_study, transport, options.trials, "in a study", as_worker)
+    for as_worker in (False, True):
+        how = "as a worker runs an attempt (fenced, cancellable steps)" if as_worker else "by hand (no fence)"
+        report(f"Each trial on its own, {how}:", results["alone", as_worker], spec.duration_s)
+        report(f"Trials in a row within a study, {how}:", results["in a study", as_worker], spec.duration_s)
 
 
 if __name__ == "__main__":
