@@ -58,8 +58,13 @@ def form_data(*, host, builds, baseline, scenarios, clients="1,2", repetitions="
 
 def pgbench_pid(work_dir: str) -> int | None:
     """The pid of the pgbench the runner started in the background on this work dir, while it runs."""
+    return background_pid(work_dir, "pgbench")
+
+
+def background_pid(work_dir: str, name: str) -> int | None:
+    """The process group of the background command `name` the runner started on this work dir, while it runs."""
     try:
-        pid = int(Path(work_dir, "run", "pgbench.pid").read_text().split()[0])
+        pid = int(Path(work_dir, "run", f"{name}.pid").read_text().split()[0])
     except (FileNotFoundError, ValueError, IndexError):
         return None
     return pid if process_alive(pid) else None

@@ -2,13 +2,13 @@
 it (pgbench -i at scale 20, which takes several seconds); nothing else of the study runs."""
 
 import time
-from pathlib import Path
 
 import pytest
 from django.urls import reverse
 
 from benchdash.studies.models import Study, Trial
 from tests.queue.support import (
+    background_pid,
     form_data,
     pgbench_pid,
     process_alive,
@@ -46,15 +46,6 @@ def test_a_cancel_from_the_page_stops_the_pgbench_on_the_target(
     assert pgbench_pid(host.work_dir) is None
 
 
-def data_load_pid(work_dir: str) -> int | None:
-    """The pid of the pgbench -i the worker runs in the background on this work dir, while it runs."""
-    try:
-        pid = int(Path(work_dir, "run", "pgbench-init.pid").read_text().split()[0])
-    except (FileNotFoundError, ValueError, IndexError):
-        return None
-    return pid if process_alive(pid) else None
-
-
 def test_a_cancel_from_the_page_stops_the_data_load_within_seconds(
     client, member, presets, celery_processes, local_target, installed_build
 ):
@@ -63,7 +54,7 @@ def test_a_cancel_from_the_page_stops_the_data_load_within_seconds(
     data = form_data(host=host, builds=[build], baseline=build, scenarios=[presets["pgecons-update"]], clients="1")
     client.post(reverse("studies:new"), {**data, "scale": "20", "collect_sar": "", "collect_wait_events": ""})
     study = Study.objects.get(title="queue test")
-    pid = wait_for(lambda: data_load_pid(host.work_dir), 90, "the data load to run")
+    pid = wait_for(lambda: background_pid(host.work_dir, "pgbench-init"), 90, "the data load to run")
 
     client.post(reverse("studies:cancel", args=[study.pk]))
     cancelled_at = time.monotonic()
