@@ -359,6 +359,14 @@ class Trial(models.Model):
         return f"{self.study_id}#{self.position} {self.build} {self.scenario.slug} c={self.clients} r={self.repetition}"
 
 
+class AttemptQuerySet(models.QuerySet["Attempt"]):
+    def latest_of(self, trial_id: int, number: int) -> "AttemptQuerySet":
+        """The trial's newest attempt of that number: "Run the failed trials again" counts from 1 again, and the
+        attempts of the earlier runs stay."""
+        newest = self.filter(trial_id=trial_id, number=number).order_by("-pk").values("pk")[:1]
+        return self.filter(pk=models.Subquery(newest))
+
+
 class Attempt(models.Model):
     """One try at running a trial: made by the claim, closed when its worker is done with it.
 
@@ -388,11 +396,12 @@ class Attempt(models.Model):
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     error = models.TextField(_("error"), blank=True)
 
+    objects = AttemptQuerySet.as_manager()
+
     class Meta:
-        ordering = ["trial", "number"]
+        ordering = ["trial", "pk"]
         verbose_name = _("attempt")
         verbose_name_plural = _("attempts")
-        constraints = [models.UniqueConstraint(fields=["trial", "number"], name="attempt_unique_number")]
 
     def __str__(self) -> str:
         return f"{self.trial_id} attempt {self.number}"

@@ -253,7 +253,7 @@ ATTEMPT_RESULT: dict[str, str] = {
 
 def _close_attempt(trial: Trial, result: str, error: str) -> None:
     """A lost attempt whose worker comes back after all keeps "lost" and gets its end time."""
-    attempt = Attempt.objects.filter(trial_id=trial.pk, number=trial.attempts, finished_at__isnull=True)
+    attempt = Attempt.objects.latest_of(trial.pk, trial.attempts).filter(finished_at__isnull=True)
     attempt.filter(result=Attempt.Result.RUNNING).update(result=result)
     attempt.update(finished_at=timezone.now(), error=error)
 

@@ -74,7 +74,7 @@ def _fencing_token(trial: Trial) -> str:
     """ "<store>.<attempt id>" of the trial's latest attempt: every later attempt on its host has a larger id
     (models.Attempt). The store is this database's OID, so that a store made anew (its ids counting from
     1 again) is not refused by the fence an earlier store left on a host."""
-    attempt_id = Attempt.objects.filter(trial=trial, number=trial.attempts).values_list("pk", flat=True).first()
+    attempt_id = Attempt.objects.latest_of(trial.pk, trial.attempts).values_list("pk", flat=True).first()
     if attempt_id is None:
         return ""
     with connection.cursor() as cursor:

@@ -169,3 +169,23 @@ def test_the_trial_admin_lists_its_attempts(study, admin_client):
     response = admin_client.get(reverse("admin:studies_trial_change", args=[trial.pk]))
     assert response.status_code == 200
     assert b"w9@lab" in response.content and b"ssh dropped" in response.content
+
+
+@override_settings(TRIAL_MAX_ATTEMPTS=1)
+def test_running_the_failed_trials_again_opens_new_attempts_and_keeps_the_old_ones(study):
+    trial = first(study)
+    failed = services.trial_finish(
+        trial=services.trial_claim(trial_id=trial.pk, worker="w"), outcome=TrialOutcome(ok=False, error="boom")
+    )
+    services.study_continue(study_id=study.pk)
+    Trial.objects.filter(study=study, status=Trial.Status.PENDING).update(status=Trial.Status.SUCCEEDED)
+    services.study_continue(study_id=study.pk)
+    assert services.study_retry_failed(study=Study.objects.get(pk=study.pk)) == 1
+
+    again = services.trial_claim(trial_id=trial.pk, worker="w2")
+    assert (failed.status, again.attempts) == (Trial.Status.FAILED, 1)
+    old, new = Attempt.objects.filter(trial=trial)
+    assert [(old.number, old.result), (new.number, new.result)] == [(1, "failed"), (1, "running")]
+    assert int(trial_spec(again).fence.split(".")[1]) == new.pk
+    services.trial_finish(trial=again, outcome=good())
+    assert Attempt.objects.get(pk=old.pk).result == "failed" and Attempt.objects.get(pk=new.pk).result == "succeeded"
