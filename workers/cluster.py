@@ -259,12 +259,12 @@ class Cluster:
 
     def checkpoint_vacuum(self) -> None:
         """After a run, in the seed's order: 「1回測定するたびにcheck pointとvacuumを実施する」 (seed 001)."""
-        self.psql_long("CHECKPOINT", "VACUUM", name="vacuum", timeout=7200)
+        self.psql_long("CHECKPOINT;", "VACUUM;", name="vacuum", timeout=7200)
 
     def rebuild_maintenance(self) -> None:
         """After the data is rebuilt, in the seed's order: 「検証データの再作成と vacuum full, check point,
         ANALYZEを実施」 (seed 001, Windows 更新系, at the end of each round)."""
-        self.psql_long("VACUUM FULL", "CHECKPOINT", "ANALYZE", name="maintenance", timeout=7200)
+        self.psql_long("VACUUM FULL;", "CHECKPOINT;", "ANALYZE;", name="maintenance", timeout=7200)
 
     def snapshot(self) -> None:
         """Copy the data directory aside with the server stopped; restarts it if it was running."""

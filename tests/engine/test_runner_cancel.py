@@ -61,7 +61,7 @@ def restore_copy(argv: list[str]) -> bool:
 
 
 def vacuum(argv: list[str]) -> bool:
-    return posixpath.basename(argv[0]) == "psql" and "VACUUM" in argv
+    return posixpath.basename(argv[0]) == "psql" and "VACUUM;" in argv
 
 
 class Canceller:
@@ -157,6 +157,7 @@ def test_a_cancel_stops_a_copy_of_the_data_and_the_next_trial_finds_whole_data(l
 
 def test_a_cancel_stops_the_checkpoint_and_vacuum_after_the_run(local, installed_build):
     spec = update_trial(local, installed_build)
+    spec = replace(spec, scenario=replace(spec.scenario, checkpoint_vacuum=True))
     canceller = Canceller(local.host.work_dir, vacuum)
 
     stopped_after = canceller.run(spec, local)
