@@ -79,16 +79,25 @@ def process_alive(pid: int) -> bool:
 
 
 def queue_reference_study_and_wait_for_pgbench(
-    client, celery_processes, local_target, installed_build, *, duration: str, worker: str, concurrency: int = 1
+    client,
+    celery_processes,
+    local_target,
+    installed_build,
+    *,
+    duration: str,
+    worker: str,
+    concurrency: int = 1,
+    clients: str = "1,2",
 ):
-    """Queue a 2-trial reference study through the form on a fresh worker; return (host, study, worker, pgbench pid)."""
+    """Queue a reference study (a trial per client level) through the form on a fresh worker; return (host, study,
+    worker, pgbench pid)."""
     host, build = register_host(local_target), register_build(installed_build)
     data = form_data(
         host=host,
         builds=[build],
         baseline=build,
         scenarios=[Scenario.objects.get(slug="pgecons-reference")],
-        clients="1,2",
+        clients=clients,
         duration=duration,
     )
     started_worker = celery_processes.worker(worker, concurrency)

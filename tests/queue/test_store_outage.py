@@ -52,7 +52,14 @@ def test_a_trial_rides_out_a_store_outage_and_is_stored_once(
     celery_processes.env = {"BENCHDASH_TRIAL_STALE_AFTER_S": str(STALE_AFTER_S)}
     celery_processes.beat()
     _, study, worker, _ = queue_reference_study_and_wait_for_pgbench(
-        client, celery_processes, local_target, installed_build, duration="16", worker="steady", concurrency=2
+        client,
+        celery_processes,
+        local_target,
+        installed_build,
+        duration="16",
+        worker="steady",
+        concurrency=2,
+        clients="1",
     )
     trial = Trial.objects.get(study=study, status=Trial.Status.RUNNING)
 
