@@ -1,6 +1,9 @@
 """Typed readers for settings taken from the environment; a bad value fails loudly at start-up."""
 
 import os
+import secrets
+from pathlib import Path
+from urllib.parse import quote
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -39,3 +42,76 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_service_url(name: str, local_url: str, port_name: str, default_port: int) -> str:
+    """The URL in name; without it, local_url with `{port}` filled from port_name, the variable that deploy/lib.sh
+    starts the local service on, so that set-up and settings name the same port."""
+    url = os.environ.get(name)
+    if url:
+        return url
+    return local_url.format(port=env_int(port_name, default_port))
+
+
+def generated_secret(path: Path) -> str:
+    """The secret kept in `path`, a 0600 file in a 0700 directory; generated on first use.
+
+    Made by root (set-up), it goes to the owner of its directory, the account the processes run as. A file
+    other accounts may read is refused: its secret would be theirs too.
+    """
+    if not path.exists():
+        _write_new_secret(path)
+    return read_private_file(path, "set SECRET_KEY or chown it")
+
+
+def read_private_file(path: Path, remedy: str) -> str:
+    """The stripped text of a 0600 file; a file other accounts may read is refused: its secret would be theirs."""
+    mode = path.stat().st_mode
+    if mode & 0o077:
+        raise ImproperlyConfigured(f"{path} may be read by other accounts (mode {mode & 0o777:04o}); chmod 600 it")
+    try:
+        return path.read_text().strip()
+    except PermissionError:
+        raise ImproperlyConfigured(f"{path} cannot be read by this account; {remedy}") from None
+
+
+def _write_new_secret(path: Path) -> None:
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return  # another process made it first
+    except OSError as error:
+        raise ImproperlyConfigured(f"cannot write {path} ({error.strerror}); set SECRET_KEY") from None
+    with os.fdopen(descriptor, "w") as file:
+        file.write(secrets.token_urlsafe(50))
+    owner = path.parent.stat()
+    if os.geteuid() == 0 and owner.st_uid != 0:
+        os.chown(path, owner.st_uid, owner.st_gid)
+
+
+def secret_file(path: Path) -> str:
+    """A generated password that deploy/setup.sh keeps in a 0600 file (var/secrets/), "" when there is none."""
+    try:
+        return read_private_file(path, "run the app as the account that owns it")
+    except (FileNotFoundError, NotADirectoryError):
+        return ""
+
+
+def url_credentials(user: str, password: str) -> str:
+    """'user:password@' for a URL, both quoted (braces too, so the result may go into a str.format template);
+    '' when there are none."""
+    credentials = f"{quote(user, safe='')}:{quote(password, safe='')}" if password else quote(user, safe="")
+    return f"{credentials}@" if credentials else ""
+
+
+def env_float_list(name: str, default: list[float]) -> list[float]:
+    """Comma-separated positive numbers, e.g. delays in seconds: "5,10,20"."""
+    items = env_list(name, [str(value) for value in default])
+    try:
+        values = [float(item) for item in items]
+    except ValueError:
+        values = []
+    if not values or any(value <= 0 for value in values):
+        raise ImproperlyConfigured(f"{name} must be positive numbers separated by commas, not {os.environ.get(name)!r}")
+    return values

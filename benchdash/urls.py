@@ -1,11 +1,18 @@
 from django.contrib import admin
+from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
+from django.views.i18n import set_language
 
-# Raw trial files are served by studies:artifact, which checks read access: never from /media/.
+# Raw trial files are served by studies:artifact, which checks read access: never from /media/ (nothing here serves
+# MEDIA_ROOT, and whitenoise serves STATIC_ROOT only).
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("i18n/", include("django.conf.urls.i18n")),
+    path("accounts/", include("benchdash.account_urls")),
+    # Open with BENCHDASH_PUBLIC_READ off too, so that the login page can switch its language.
+    path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     path("", include("benchdash.trends.urls")),
     path("studies/", include("benchdash.studies.urls")),
     path("", include("benchdash.inventory.urls")),
 ]
+
+handler500 = "benchdash.errors.server_error"

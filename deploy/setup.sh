@@ -4,6 +4,7 @@
 #   deploy/setup.sh            everything
 #   deploy/setup.sh services   only start PostgreSQL and Redis
 #   deploy/setup.sh stop       stop the PostgreSQL and Redis that this script started
+#   deploy/setup.sh secure     give a running store or Redis that an older set-up left open its password now
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,6 +16,7 @@ case "$step" in
   all)
     ensure_packages
     ensure_run_user
+    ensure_cluster_sudo_rule
     ensure_venv
     ensure_store
     ensure_broker
@@ -22,5 +24,6 @@ case "$step" in
     ;;
   services) ensure_run_user; ensure_store; ensure_broker ;;
   stop) stop_services ;;
-  *) die "unknown step '$step' (all, services, stop)" ;;
+  secure) ensure_run_user; SECURE_NOW=1 ensure_store; SECURE_NOW=1 ensure_broker ;;
+  *) die "unknown step '$step' (all, services, stop, secure)" ;;
 esac

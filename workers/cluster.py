@@ -2,18 +2,24 @@
 
 Layout of <work_dir>/clusters/<build>-<scenario>-s<scale>-f<fillfactor>/:
   data/        the data directory
+  socket/      the server's unix socket, mode 0700: only the target's account can reach it (peer auth)
+  password     the cluster superuser's password (0600), generated at initdb, for TCP clients (scram-sha-256)
   snapshot/    a copy of data/ taken right after pgbench -i with the server stopped (fast data reset)
   server.log   the server's log
   data.json    marker: which study, build, scenario, scale and fillfactor the data belongs to
 
 Every command is an argument list run through the Transport; settings travel as file contents,
 never through a shell. PostgreSQL runs as the target's user (LocalTransport: the unprivileged one).
+No pg_hba.conf rule trusts anyone: the target's account connects over the private socket by peer
+authentication, every TCP client (pgbench on a separate client host) with the cluster's password.
 """
 
+import hashlib
 import json
 import posixpath
 import random
 import re
+import secrets
 from collections.abc import Iterable, Mapping
 
 from workers.builds import InstalledBuild, find_client_tool, install_build
@@ -22,8 +28,10 @@ from workers.pg_conf import (
     RefusedSetting,
     UnknownSetting,
     conf_lines,
-    hba_address,
+    hba_lines,
+    ident_lines,
     listening_ports,
+    passfile_line,
     unknown_settings,
 )
 from workers.settings_rules import study_settings_refusals
@@ -35,13 +43,20 @@ DBNAME = "postgres"
 SETTINGS_FILE = "benchdash.conf"  # the study's postgresql.conf settings
 SERVER_FILE = "benchdash-server.conf"  # port, addresses, socket, file locations: ours, read last so they win
 MARKER_FILE = "data.json"
+PASSWORD_FILE = "password"  # noqa: S105 (the file's name, not a password)
+IDENT_MAP = "benchdash"
 # The engine's own file last, and required: without it the server does not start on the study's say.
 INCLUDE_BLOCK = f"\n# added by benchdash\ninclude_if_exists = '{SETTINGS_FILE}'\ninclude = '{SERVER_FILE}'\n"
 PORT_RANGE = (20000, 60000)
 SHUTDOWN_MODES = ("smart", "fast", "immediate")
 START_ATTEMPTS = 3
-# A unix socket path may not exceed 107 bytes; past this the socket goes to /tmp instead.
+# A unix socket path may not exceed 107 bytes; past this the socket goes to a private directory in /tmp.
 MAX_SOCKET_DIR_LEN = 90
+# Make the socket directory, mode 0700, and make sure it is ours: a directory someone else made is refused.
+_PRIVATE_DIR_SCRIPT = r"""
+umask 077
+mkdir -p -- "$1" && [ ! -L "$1" ] && [ -O "$1" ] && chmod 700 -- "$1"
+"""
 # $1 pg_ctl, $2 data directory, then file names: each file of the running server, NUL-terminated.
 _RUNNING_SERVER_SCRIPT = r"""
 pg_ctl=$1 data=$2
@@ -73,7 +88,8 @@ class Cluster:
         self.cluster_dir = posixpath.dirname(self.data_dir)
         self.snapshot_dir = posixpath.join(self.cluster_dir, "snapshot")
         self.log_path = posixpath.join(self.cluster_dir, "server.log")
-        self.socket_dir = self.cluster_dir if len(self.cluster_dir) <= MAX_SOCKET_DIR_LEN else "/tmp"
+        self.socket_dir = socket_dir_for(self.cluster_dir)
+        self.password_path = posixpath.join(self.cluster_dir, PASSWORD_FILE)
         self.user = SUPERUSER
         self.dbname = DBNAME
         self._setting_names: set[str] | None = None
@@ -115,14 +131,23 @@ class Cluster:
         """A new, empty data directory (whatever was there is removed)."""
         self.stop()
         self.transport.run_long(["rm", "-rf", self.data_dir], name="remove-data", timeout=3600)
-        self.transport.run(["mkdir", "-p", self.cluster_dir])
-        argv = [self.installed.tool("initdb"), "-D", self.data_dir, "-U", self.user, "-A", "trust"]
-        self._run([*argv, "-E", "UTF8", "--no-locale", "--no-sync"], timeout=600, what="initdb", long="initdb")
+        self.transport.run(["sh", "-c", 'umask 077 && mkdir -p -- "$1"', "sh", self.cluster_dir])
+        # A new password for every new data directory; initdb reads it from the file, never from argv.
+        self.transport.put_bytes(f"{secrets.token_urlsafe(24)}\n".encode(), self.password_path, mode=0o600)
+        argv = [self.installed.tool("initdb"), "-D", self.data_dir, "-U", self.user, f"--pwfile={self.password_path}"]
+        argv += ["--auth-local=peer", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-locale", "--no-sync"]
+        self._run(argv, timeout=600, what="initdb", long="initdb")
         self.transport.put_bytes(b"", posixpath.join(self.data_dir, SETTINGS_FILE), mode=0o600)
         self._append_once("postgresql.conf", INCLUDE_BLOCK)
+        os_user = self.transport.run(["id", "-un"], timeout=60).text.strip()
+        ident = ident_lines(IDENT_MAP, os_user, self.user).encode()
+        self.transport.put_bytes(ident, self._file("pg_ident.conf"), 0o600)
+
+    def _file(self, filename: str) -> str:
+        return posixpath.join(self.data_dir, filename)
 
     def _append_once(self, filename: str, block: str) -> None:
-        path = posixpath.join(self.data_dir, filename)
+        path = self._file(filename)
         current = self.transport.get_bytes(path).decode("utf-8", "replace")
         if block.strip() not in current:
             self.transport.put_bytes((current.rstrip("\n") + "\n" + block).encode(), path, mode=0o600)
@@ -169,11 +194,26 @@ class Cluster:
         return conf_lines(server)
 
     def _write_server_settings(self) -> None:
+        made = self.transport.run(["sh", "-c", _PRIVATE_DIR_SCRIPT, "sh", self.socket_dir], check=False, timeout=60)
+        if not made.ok:
+            raise ClusterError(
+                f"{self.socket_dir} on {self.transport.host.name} is not a private directory of the target's "
+                f"account (another account made it, or it is a link): refusing to put the server's socket there"
+            )
         conf = self._server_conf(self.port).encode()
-        self.transport.put_bytes(conf, posixpath.join(self.data_dir, SERVER_FILE), 0o600)
-        if self.client_addresses:
-            rules = "".join(f"host all all {hba_address(address)} trust\n" for address in self.client_addresses)
-            self._append_once("pg_hba.conf", "# added by benchdash: the pgbench client host\n" + rules)
+        self.transport.put_bytes(conf, self._file(SERVER_FILE), 0o600)
+        hba = hba_lines(self.user, self.client_addresses, IDENT_MAP).encode()
+        self.transport.put_bytes(hba, self._file("pg_hba.conf"), 0o600)
+
+    def password(self) -> str:
+        """The superuser's password, for a TCP client; read from the target, where initdb set it."""
+        return self.transport.get_bytes(self.password_path).decode().strip()
+
+    def passfile_text(self) -> str:
+        """A .pgpass file's text for a client of this server (written 0600 on the client; libpq reads it)."""
+        if self.port is None:
+            raise ClusterError(f"{self.data_dir}: the server has not been started")
+        return passfile_line(self.port, self.user, self.password())
 
     def _free_port(self, avoid: set[int]) -> int:
         tables = self.transport.run(["cat", "/proc/net/tcp", "/proc/net/tcp6"], check=False, timeout=60).text
@@ -332,6 +372,15 @@ def pg_ctl_stop(transport: Transport, installed: InstalledBuild, data_dir: str, 
         raise ValueError(f"unknown shutdown mode {mode!r}")
     argv = [installed.tool("pg_ctl"), "-D", data_dir, "-m", mode, "-w", "-t", "300", "stop"]
     return transport.run(argv, timeout=360, check=False)
+
+
+def socket_dir_for(cluster_dir: str) -> str:
+    """<cluster_dir>/socket, or where that path is too long for a unix socket, /tmp/benchdash-<digest>
+    (made private to the target's account before the server starts: _PRIVATE_DIR_SCRIPT)."""
+    preferred = posixpath.join(cluster_dir, "socket")
+    if len(preferred) <= MAX_SOCKET_DIR_LEN:
+        return preferred
+    return f"/tmp/benchdash-{hashlib.sha256(cluster_dir.encode()).hexdigest()[:16]}"
 
 
 def postmaster_port(pid_file: str) -> int | None:

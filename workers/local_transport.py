@@ -19,16 +19,24 @@ from workers.transport_base import (
     TransportError,
 )
 
+DEFAULT_LOCAL_USER = "benchdash-clusters"
+
 
 class LocalTransport(Transport):
-    """The worker's own machine. As root, every command runs as the unprivileged run user (runuser)."""
+    """The worker's own machine. Every command runs as the account of the benchmark clusters (local_run_user):
+    reached with runuser when the worker is root, else with `sudo -n -u` (a sudoers rule that lets the worker's
+    account run commands as that one account, docs/SECURITY.md)."""
 
     def __init__(self, host: HostSpec, run_as: str | None = None) -> None:
         super().__init__(host)
         self.run_as = run_as if run_as is not None else local_run_user()
 
     def _prefix(self) -> list[str]:
-        return ["runuser", "-u", self.run_as, "--"] if self.run_as else []
+        if not self.run_as:
+            return []
+        if os.geteuid() == 0:
+            return ["runuser", "-u", self.run_as, "--"]
+        return ["sudo", "-n", "-u", self.run_as, "--"]
 
     def run(
         self,
@@ -74,13 +82,16 @@ class LocalTransport(Transport):
 
 
 def local_run_user() -> str:
-    """The unprivileged account that runs commands on `local` when the worker is root ("" when it is not).
+    """The account that runs the benchmark clusters, and every other command, on `local`; "" for the worker's own.
 
-    BENCHDASH_LOCAL_USER names it (default benchdash); this is the one place that reads it.
+    BENCHDASH_LOCAL_USER names it; this is the one place that reads it. A root worker defaults to
+    benchdash-clusters (deploy/setup.sh creates it), an account that is neither the store's nor the app's and
+    cannot read their passwords; another worker uses its own account unless the variable names another one.
     """
-    if os.geteuid() != 0:
+    root = os.geteuid() == 0
+    user = os.environ.get("BENCHDASH_LOCAL_USER", DEFAULT_LOCAL_USER if root else "")
+    if not root and user in ("", pwd.getpwuid(os.geteuid()).pw_name):
         return ""
-    user = os.environ.get("BENCHDASH_LOCAL_USER", "benchdash")
     try:
         pwd.getpwnam(user)
     except KeyError:

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 import paramiko
 
 from workers.local_transport import LocalTransport
+from workers.paths import unsafe_path_reason
 from workers.spec import HostSpec
 from workers.transport_base import (
     LOCAL_DEADLINE_SLACK_S,
@@ -30,6 +31,8 @@ from workers.transport_base import (
     CommandTimeout,
     HostKeyChanged,
     HostKeyUnknown,
+    HostRefused,
+    HostUnreachable,
     Transport,
     TransportError,
 )
@@ -40,6 +43,8 @@ __all__ = [
     "CommandTimeout",
     "HostKeyChanged",
     "HostKeyUnknown",
+    "HostRefused",
+    "HostUnreachable",
     "LocalTransport",
     "SSHTransport",
     "Transport",
@@ -143,9 +148,12 @@ class SSHTransport(Transport):
                 f"but {key_fingerprint(exc.expected_key)} is pinned. Refusing to connect: the server was "
                 f"reinstalled, or someone is in the middle. Re-pin only after checking it out of band."
             ) from exc
+        except paramiko.AuthenticationException as exc:
+            client.close()
+            raise TransportError(f"cannot log in as {host.username}@{host.address}:{host.port}: {exc}") from exc
         except (OSError, paramiko.SSHException) as exc:
             client.close()
-            raise TransportError(f"cannot connect to {host.username}@{host.address}:{host.port}: {exc}") from exc
+            raise HostUnreachable(f"cannot connect to {host.username}@{host.address}:{host.port}: {exc}") from exc
         ssh = client.get_transport()
         assert ssh is not None
         ssh.set_keepalive(self.KEEPALIVE_S)
@@ -203,9 +211,10 @@ class SSHTransport(Transport):
     def put_bytes(self, data: bytes, remote_path: str, mode: int = 0o644) -> None:
         self._ensure_parent(remote_path)
         try:
-            sftp = self._sftp_client()
-            sftp.putfo(io.BytesIO(data), remote_path)
-            sftp.chmod(remote_path, mode)
+            # The mode is set before the content is written: a secret is never readable by others.
+            with self._sftp_client().open(remote_path, "wb") as remote:
+                remote.chmod(mode)
+                remote.write(data)
         except OSError as exc:
             raise TransportError(f"cannot write {remote_path} on {self.host.address}: {exc}") from exc
 
@@ -278,7 +287,12 @@ def _pump(channel: paramiko.Channel, data: bytes, deadline: float) -> tuple[byte
 
 
 def connect(host: HostSpec) -> Transport:
-    """A transport to the host: the worker itself for `local`, SSH for every other host."""
+    """A transport to the host: the worker itself for `local`, SSH for every other host.
+
+    A host whose work directory is not a safe path (workers/paths.py) is refused before anything runs there.
+    """
+    if reason := unsafe_path_reason(f"host {host.name!r}: work directory", host.work_dir):
+        raise HostRefused(reason)
     if host.is_local:
         return LocalTransport(host)
     if not host.address:

@@ -38,6 +38,15 @@ class TransportError(Exception):
     """A target could not be reached, or did not do what was asked."""
 
 
+class HostRefused(TransportError):
+    """The host's record asks for something benchdash will not do on a target (an unsafe work directory)."""
+
+
+class HostUnreachable(TransportError):
+    """The host did not answer (connection refused, timed out, no SSH banner): it may come back, so the
+    attempt waits for it (workers.host_wait) instead of failing."""
+
+
 class HostKeyUnknown(TransportError):
     """The host offered a key that is not pinned. An administrator must trust it first."""
 
@@ -141,6 +150,8 @@ class Transport(ABC):
         self.host = host
         self._background_argv: dict[str, list[str]] = {}
         self.fence: Fence | None = None
+        # The work dir found private on this connection (workers/work_dir.py): checked once per transport.
+        self.private_work_dir = ""
         # Set by the attempt while it runs: run_long stops its command when this returns True.
         self.should_stop: Callable[[], bool] | None = None
 

@@ -10,21 +10,23 @@ conditions: what else sets it apart from another figure of the same version at t
 unless its rows say `official` false; a year the source does not state is marked `year_inferred`.
 """
 
+from __future__ import annotations
+
 import csv
 import hashlib
 import io
 import json
-import math
-import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import date
+from typing import Any
 
 from django.db import transaction
 
 from benchdash.inventory.models import Build, version_sort_key
-from benchdash.studies.models import Scenario, Statistic, Study, Trial
+from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.points import points_refresh
+from benchdash.trends.encodings import EncodingRejected, decode_csv_bytes
+from benchdash.trends.import_rows import BOOLEANS, csv_problem, positive_int, row_problems
 
 COLUMNS = (
     "study_year",
@@ -42,12 +44,6 @@ COLUMNS = (
 )
 # Columns a file may leave out: older files have none of them.
 OPTIONAL_COLUMNS = ("conditions", "threads", "year_inferred", "official")
-FIRST_YEAR = 1996  # the first release named PostgreSQL
-# ASCII digits only (re.ASCII): \d, int() and float() also take other scripts' digits, such as '１３' or '٣'.
-_VERSION_RE = re.compile(r"\d{1,2}\.\d{1,2}(\.\d{1,2})?((alpha|beta|rc)\d+)?", re.ASCII)
-_POSITIVE_INT_RE = re.compile(r"[0-9]{1,9}", re.ASCII)
-_NUMBER_RE = re.compile(r"[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?", re.ASCII)
-_BOOLEANS = {"true": True, "false": False}
 # Rows of one study must agree on these.
 _STUDY_FIELDS = ("hardware", "os", "statistic", "repetitions", "year_inferred", "official")
 
@@ -116,57 +112,11 @@ def _hash(parts: list[object]) -> str:
 
 
 def decode_csv(data: bytes, encoding: str | None = None) -> str:
-    """Text of a CSV file: BOM -> utf-8-sig; valid UTF-8 -> utf-8; else cp932 (what Excel writes in Japan)."""
-    if encoding is None:
-        if data.startswith(b"\xef\xbb\xbf"):
-            encoding = "utf-8-sig"
-        else:
-            try:
-                return data.decode("utf-8")
-            except UnicodeDecodeError:
-                encoding = "cp932"
+    """Text of a CSV file: UTF-8, UTF-8 with a BOM or cp932, given or detected (benchdash/trends/encodings.py)."""
     try:
-        return data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as error:
-        raise ImportRejected([f"cannot read the file as {encoding}: {error}"]) from error
-
-
-def _positive_int(value: str) -> int | None:
-    return int(value) if _POSITIVE_INT_RE.fullmatch(value) and int(value) > 0 else None
-
-
-def _non_negative_float(value: str) -> float | None:
-    if not _NUMBER_RE.fullmatch(value):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
-
-
-def _row_problems(record: dict[str, str], scenarios: set[str]) -> list[str]:
-    problems = []
-    if not record["study_title"]:
-        problems.append("empty study_title")
-    year = _positive_int(record["study_year"])
-    if year is None or not FIRST_YEAR <= year <= date.today().year + 1:
-        problems.append(f"study_year {record['study_year']!r} out of range {FIRST_YEAR}..{date.today().year + 1}")
-    if record["scenario"] not in scenarios:
-        problems.append(f"unknown scenario {record['scenario']!r}")
-    if not _VERSION_RE.fullmatch(record["pg_version"]):
-        problems.append(f"pg_version {record['pg_version']!r} is not like 9.4, 13.4 or 14.0")
-    if _positive_int(record["clients"]) is None:
-        problems.append(f"clients {record['clients']!r} is not a positive integer")
-    if _non_negative_float(record["tps"]) is None:
-        problems.append(f"tps {record['tps']!r} is not a non-negative number")
-    if record["statistic"] not in Statistic.values:
-        problems.append(f"statistic {record['statistic']!r} is not one of {', '.join(Statistic.values)}")
-    if record["repetitions"] and _positive_int(record["repetitions"]) is None:
-        problems.append(f"repetitions {record['repetitions']!r} is not a positive integer")
-    if record["threads"] and _positive_int(record["threads"]) is None:
-        problems.append(f"threads {record['threads']!r} is not a positive integer")
-    for name in ("year_inferred", "official"):
-        if record[name] and record[name].lower() not in _BOOLEANS:
-            problems.append(f"{name} {record[name]!r} is not true or false")
-    return problems
+        return decode_csv_bytes(data, encoding)
+    except EncodingRejected as error:
+        raise ImportRejected([str(error)]) from error
 
 
 def _row_from_record(line: int, record: dict[str, str]) -> PublishedRow:
@@ -182,12 +132,12 @@ def _row_from_record(line: int, record: dict[str, str]) -> PublishedRow:
         clients=int(record["clients"]),
         tps=float(record["tps"]),
         statistic=record["statistic"],
-        repetitions=_positive_int(record["repetitions"]),
+        repetitions=positive_int(record["repetitions"]),
         notes=record["notes"],
         conditions=record["conditions"],
-        threads=_positive_int(record["threads"]),
-        year_inferred=_BOOLEANS.get(record["year_inferred"].lower(), False),
-        official=_BOOLEANS.get(record["official"].lower(), True),
+        threads=positive_int(record["threads"]),
+        year_inferred=BOOLEANS.get(record["year_inferred"].lower(), False),
+        official=BOOLEANS.get(record["official"].lower(), True),
     )
 
 
@@ -223,20 +173,40 @@ def _cross_row_problems(rows: list[PublishedRow]) -> list[str]:
     return problems
 
 
+def _csv_records(reader: csv.DictReader[str]) -> Iterator[tuple[int, dict[str | None, Any]]]:
+    """(line, record) of each row; a row the csv module cannot read ends the file with ImportRejected."""
+    try:
+        for raw in reader:
+            yield reader.line_num, raw
+    except csv.Error as error:
+        raise ImportRejected([f"line {reader.reader.line_num}: {csv_problem(error)}"]) from error
+
+
+def _header_problems(reader: csv.DictReader[str]) -> list[str]:
+    try:
+        fieldnames = reader.fieldnames or []
+    except csv.Error as error:
+        return [f"line 1: {csv_problem(error)}"]
+    missing = [name for name in COLUMNS if name not in fieldnames]
+    return [f"line 1: missing column(s) {', '.join(missing)}"] if missing else []
+
+
 def read_published_rows(text: str, scenarios: set[str]) -> list[PublishedRow]:
     """Every row of the CSV text, checked; raises ImportRejected naming each bad line."""
     reader = csv.DictReader(io.StringIO(text))
-    missing = [name for name in COLUMNS if name not in (reader.fieldnames or [])]
-    if missing:
-        raise ImportRejected([f"line 1: missing column(s) {', '.join(missing)}"])
-    rows, problems = [], []
-    for raw in reader:
-        record, row_problems = _clean_record(raw)
-        row_problems = row_problems or _row_problems(record, scenarios)
-        if row_problems:
-            problems.append(f"line {reader.line_num}: {'; '.join(row_problems)}")
-        else:
-            rows.append(_row_from_record(reader.line_num, record))
+    if problems := _header_problems(reader):
+        raise ImportRejected(problems)
+    rows = []
+    try:
+        for line, raw in _csv_records(reader):
+            record, found = _clean_record(raw)
+            found = found or row_problems(record, scenarios)
+            if found:
+                problems.append(f"line {line}: {'; '.join(found)}")
+            else:
+                rows.append(_row_from_record(line, record))
+    except ImportRejected as unreadable:
+        raise ImportRejected(problems + unreadable.errors) from unreadable
     problems += _cross_row_problems(rows)
     if problems:
         raise ImportRejected(problems)

@@ -201,19 +201,6 @@ def test_a_pgbench_client_on_another_host_gets_an_address_to_connect_to(local_ta
     assert cluster.data_dir == f"/srv/bench/clusters/{installed_build.name}-update-s1-f100/data"
 
 
-def test_a_cluster_open_to_a_client_host_starts_with_its_pg_hba_rule(
-    local_transport, installed_build, running_clusters
-):
-    installed = install_build(local_transport, installed_build)
-    data_dir = posixpath.join(local_transport.host.work_dir, "clusters", "remote", "data")
-    cluster = Cluster(local_transport, installed, data_dir, client_addresses=["10.0.0.9"])
-    running_clusters.append(cluster)
-    cluster.initdb()
-    cluster.start()
-    rule = cluster.psql("SELECT address, netmask, auth_method FROM pg_hba_file_rules WHERE address = '10.0.0.9';")
-    assert rule.strip() == "10.0.0.9|255.255.255.255|trust"
-
-
 def started_at(cluster: Cluster) -> str:
     return cluster.psql("SELECT pg_postmaster_start_time();").strip()
 

@@ -1,5 +1,6 @@
 """The command line pgbench_command builds, run by a real pgbench against the real store, parses back."""
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -33,7 +34,9 @@ def test_a_custom_script_run_sees_the_scale_and_reports_each_second(tmp_path):
         protocol="prepared",
     )
 
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    # The store asks for its password when set-up made it (scram); the environment keeps it off the command line.
+    env = {**os.environ, "PGPASSWORD": database.get("PASSWORD") or ""}
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False, env=env)
     result = parse_pgbench_output(done.stdout, done.stderr, done.returncode, expected_duration_s=2)
 
     assert result.failure_reason() is None, done.stderr

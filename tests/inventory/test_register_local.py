@@ -4,11 +4,14 @@ import glob
 import io
 import os
 import pwd
+import stat
 
 import pytest
 from django.core.management import call_command
 
 from benchdash.inventory.models import Build, Host
+from tests.factories import HostFactory
+from workers.local_transport import local_run_user
 
 pytestmark = pytest.mark.django_db
 
@@ -19,13 +22,21 @@ def register_local() -> str:
     return out.getvalue()
 
 
-def test_it_registers_the_local_host_with_a_work_dir_the_run_user_owns():
+def test_it_registers_the_local_host_with_a_private_work_dir_in_the_run_user_s_home():
     register_local()
     host = Host.objects.get(name="local")
+    account = pwd.getpwnam(local_run_user()) if local_run_user() else pwd.getpwuid(os.geteuid())
+    info = os.stat(host.work_dir)
     assert host.is_local
-    assert os.path.isdir(host.work_dir)
-    if os.geteuid() == 0:
-        assert pwd.getpwuid(os.stat(host.work_dir).st_uid).pw_name == "benchdash"
+    assert host.work_dir == f"{account.pw_dir}/benchdash-work"
+    assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (account.pw_uid, 0o700)
+
+
+def test_a_local_host_left_with_a_shared_work_dir_moves_to_the_private_one():
+    HostFactory(name="local", work_dir="/tmp")
+    output = register_local()
+    assert Host.objects.get(name="local").work_dir.endswith("/benchdash-work")
+    assert "its work dir /tmp is not private to the account benchdash runs as" in output
 
 
 def test_it_registers_a_build_per_installed_postgresql_with_its_real_version():

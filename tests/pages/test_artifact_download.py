@@ -53,7 +53,7 @@ def test_an_anonymous_visitor_is_sent_to_login_when_reading_is_not_public(client
 
     response = download(client, artifact)
 
-    assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
 
 
 def test_a_member_reads_it_when_reading_is_not_public(client, settings, django_user_model, trial):

@@ -100,4 +100,4 @@ def test_an_anonymous_visitor_is_sent_to_login_for_hosts_and_builds_when_reading
         reverse("inventory:builds"),
     ):
         response = client.get(url)
-        assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")

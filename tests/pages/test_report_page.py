@@ -78,7 +78,7 @@ def test_a_member_without_the_permission_cannot_and_sees_no_form(client, django_
 def test_an_anonymous_visitor_cannot_write_conclusions(client, study_2021):
     response = client.post(reverse("studies:conclusions", args=[study_2021.pk]), {"conclusions": "x"})
 
-    assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
     assert Study.objects.get(pk=study_2021.pk).conclusions == ""
 
 

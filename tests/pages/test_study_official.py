@@ -54,7 +54,7 @@ def test_an_anonymous_visitor_is_sent_to_the_login_page(client):
     response = mark(client, study)
 
     assert response.status_code == 302
-    assert response["Location"].startswith(reverse("admin:login"))
+    assert response["Location"].startswith(reverse("login"))
     study.refresh_from_db()
     assert study.official is False
 

@@ -115,7 +115,7 @@ def test_an_anonymous_visitor_is_sent_to_the_login_page_when_reading_is_not_publ
     settings.PUBLIC_READ = False
     response = client.get(reverse("trends:index"))
     assert response.status_code == 302
-    assert response["Location"].startswith(reverse("admin:login"))
+    assert response["Location"].startswith(reverse("login"))
 
 
 @pytest.mark.django_db

@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 
 from benchdash.inventory.models import Build
 from benchdash.studies.models import Scenario, Study, StudyPoint, Trial
-from benchdash.trends.importer import decode_csv
+from benchdash.trends.importer import ImportRejected, decode_csv
 from tests.factories import BuildFactory, ScenarioFactory
 
 HEADER = "study_year,study_title,source,hardware,os,scenario,pg_version,clients,tps,statistic,repetitions,notes\n"
@@ -159,6 +159,19 @@ def test_it_imports_nothing_when_one_row_is_bad(scenarios: None, tmp_path: Path)
         ("1899,t,s,h,o,pgecons-reference,14.0,1,5,median,3,", "study_year '1899' out of range"),
         ("2021,t,s,h,o,pgecons-reference,14.0,1,5,median", "missing column repetitions"),
         ("2021,t,s,h,o,pgecons-reference,14.0,1,5,median,3,,extra", "1 field(s) more than the header"),
+        # values no benchmark produces, past 64 bits, longer than their fields
+        ("2021,t,s,h,o,pgecons-reference,14.0,1,1e-300,median,3,", "tps '1e-300' is below"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,1,1e300,median,3,", "tps '1e300' is above"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,1,0,median,3,", "tps '0' is below"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,1,1" + "0" * 400 + ",median,3,", "tps '1000000000"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,18446744073709551617,5,median,3,", "clients '18446744073709551617'"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,1,5,median,18446744073709551617,", "repetitions '18446744073709551617'"),
+        ("18446744073709551617,t,s,h,o,pgecons-reference,14.0,1,5,median,3,", "study_year '18446744073709551617'"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,1,18446744073709551617,median,3,", "tps '18446744073709551617' is above"),
+        ("2021," + "x" * 301 + ",s,h,o,pgecons-reference,14.0,1,5,median,3,", "study_title has 301 characters"),
+        ("2021,t,s," + "h" * 301 + ",o,pgecons-reference,14.0,1,5,median,3,", "hardware has 301 characters"),
+        ("2021,t,s,h," + "o" * 201 + ",pgecons-reference,14.0,1,5,median,3,", "os has 201 characters"),
+        ("2021,t,s,h,o,pgecons-reference,14.0,1,5,median,3,a\0b", "notes holds a NUL character"),
     ],
 )
 def test_it_names_the_line_and_the_reason_of_a_bad_row(scenarios: None, tmp_path: Path, row: str, reason: str) -> None:
@@ -168,7 +181,7 @@ def test_it_names_the_line_and_the_reason_of_a_bad_row(scenarios: None, tmp_path
         import_results(path)
 
     assert f"line 5: {reason}" in str(rejected.value)
-    assert Trial.objects.count() == 0
+    assert (Study.objects.count(), Trial.objects.count(), Build.objects.count()) == (0, 0, 0)
 
 
 def test_it_refuses_a_duplicate_row(scenarios: None, tmp_path: Path) -> None:
@@ -315,3 +328,98 @@ def test_it_checks_the_optional_columns(scenarios: None, tmp_path: Path, cells: 
         import_results(write(tmp_path, (header + row).encode()))
 
     assert f"line 2: {reason}" in str(rejected.value)
+
+
+def test_it_refuses_a_conditions_value_longer_than_its_field(scenarios: None, tmp_path: Path) -> None:
+    header = HEADER.replace(",clients,", ",clients,conditions,")
+    row = "2008,t,blog,,,pgbench-tpcb,8.1.4,10," + "c" * 201 + ",452.4,mean,10,\n"
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(write(tmp_path, (header + row).encode()))
+
+    assert "line 2: conditions has 201 characters, at most 200" in str(rejected.value)
+    assert Trial.objects.count() == 0
+
+
+@pytest.mark.parametrize("stray", ["\r", "\r\r"])
+def test_it_refuses_a_stray_carriage_return_inside_a_line(scenarios: None, tmp_path: Path, stray: str) -> None:
+    row = f"2021,t,s,h{stray}x,o,pgecons-reference,14.0,1,5,median,3,\n"
+    path = write(tmp_path, (HEADER + GOOD_ROWS + row).encode())
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(path)
+
+    assert "line 5: a line break inside a field that is not quoted" in str(rejected.value)
+    assert Trial.objects.count() == 0
+
+
+def test_it_reads_crlf_line_ends(scenarios: None, tmp_path: Path) -> None:
+    import_results(write(tmp_path, (HEADER + GOOD_ROWS).replace("\n", "\r\n").encode()))
+
+    assert_the_good_rows_were_imported()
+
+
+def test_it_refuses_a_field_past_the_csv_readers_limit(scenarios: None, tmp_path: Path) -> None:
+    row = '2021,t,s,h,o,pgecons-reference,14.0,1,5,median,3,"' + "n" * 200_000 + '"\n'
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(write(tmp_path, (HEADER + GOOD_ROWS + row).encode()))
+
+    assert "line 5: a field longer than" in str(rejected.value)
+    assert Trial.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["Société Générale", "Müller à Zürich", "café, naïve", "résumé", "Señor ± 5 µs × 2 °C", "épée"],
+)
+def test_it_refuses_a_latin1_file_instead_of_guessing(scenarios: None, tmp_path: Path, title: str) -> None:
+    row = f"2021,{title},s,h,o,pgecons-reference,14.0,1,5,median,3,\n"
+    ascii_rows = GOOD_ROWS.replace("定点観測 参照系", "Fixed-point").replace("年度", "")
+    path = write(tmp_path, (HEADER + ascii_rows + row).encode("latin-1"))
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(path)
+
+    message = str(rejected.value)
+    assert "line 5: not UTF-8" in message
+    assert "neither UTF-8, UTF-8 with a BOM nor cp932" in message
+    assert Trial.objects.count() == 0
+
+
+def test_it_names_the_line_of_a_byte_the_encoding_it_was_told_cannot_read(scenarios: None, tmp_path: Path) -> None:
+    path = write(tmp_path, HEADER.encode() + GOOD_ROWS.encode() + "2021,é\n".encode("latin-1"))
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(path, "--encoding", "utf-8")
+
+    assert "line 5: cannot be read as utf-8 (byte 0xe9)" in str(rejected.value)
+
+
+def test_it_reads_only_the_encodings_it_can_detect(scenarios: None, tmp_path: Path) -> None:
+    path = write(tmp_path, (HEADER + GOOD_ROWS).encode())
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(path, "--encoding", "latin-1")
+
+    assert "invalid choice: 'latin-1'" in str(rejected.value)
+
+
+def test_a_cp932_file_that_does_not_read_as_japanese_is_read_only_when_named() -> None:
+    latin1 = "épée\n".encode("latin-1")  # valid cp932 too: 駱馥, two second-level kanji
+
+    with pytest.raises(ImportRejected) as rejected:
+        decode_csv(latin1)
+
+    assert "line 1: not UTF-8 (byte 0xe9)" in str(rejected.value)
+    assert decode_csv(latin1, "cp932") == "駱馥\n"
+
+
+def test_it_refuses_a_stray_carriage_return_in_the_header(scenarios: None, tmp_path: Path) -> None:
+    path = write(tmp_path, (HEADER.replace(",os,", ",o\rs,") + GOOD_ROWS).encode())
+
+    with pytest.raises(CommandError) as rejected:
+        import_results(path)
+
+    assert "line 1: a line break inside a field that is not quoted" in str(rejected.value)
+    assert Trial.objects.count() == 0

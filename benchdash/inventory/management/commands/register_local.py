@@ -2,20 +2,22 @@
 
 import glob
 import os
-import shutil
+import pwd
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from benchdash.inventory.models import LOCAL_HOST_NAME, Build, Host
 from workers.builds import server_version
 from workers.local_transport import LocalTransport, local_run_user
+from workers.paths import unsafe_path_reason
 from workers.spec import HostSpec
+from workers.transport import TransportError
+from workers.work_dir import check_work_dir
 
 INSTALLED_GLOB = "/usr/lib/postgresql/*/bin"
-FALLBACK_WORK_DIR = "/var/tmp/benchdash"
+WORK_DIR_NAME = "benchdash-work"
 
 
 def installed_bin_dirs() -> list[str]:
@@ -33,19 +35,20 @@ def postgres_version(bin_dir: str) -> str:
 
 
 def local_work_dir() -> str:
-    """var/targets in the project when the unprivileged user can reach it, else /var/tmp/benchdash."""
-    preferred = settings.VAR_DIR / "targets"
-    return str(preferred) if _run_user_can_enter(settings.VAR_DIR.parent) else FALLBACK_WORK_DIR
+    """benchdash-work in the home of the account that commands on `local` run as (the run user when we are
+    root, else ourselves): a directory only it can change, as workers/work_dir.py requires."""
+    run_user = local_run_user()
+    home = pwd.getpwnam(run_user).pw_dir if run_user else str(Path.home())
+    return str(Path(home, WORK_DIR_NAME))
 
 
-def _run_user_can_enter(path: Path) -> bool:
-    return _local().run(["test", "-x", str(path)], timeout=30, check=False).ok
-
-
-def ensure_owned_dir(path: str) -> None:
-    os.makedirs(path, exist_ok=True)
-    if run_user := local_run_user():
-        shutil.chown(path, user=run_user)
+def private_work_dir_problem(work_dir: str) -> str:
+    """Make work_dir (mode 0700, as the run user) if it is missing; why it is not private, or ""."""
+    try:
+        check_work_dir(LocalTransport(HostSpec(name=LOCAL_HOST_NAME, work_dir=work_dir)))
+    except TransportError as error:
+        return str(error)
+    return ""
 
 
 class Command(BaseCommand):
@@ -59,13 +62,17 @@ class Command(BaseCommand):
 
     def _register_host(self) -> Host:
         work_dir = local_work_dir()
-        ensure_owned_dir(work_dir)
+        if reason := unsafe_path_reason("the local work directory", work_dir):
+            raise CommandError(f"{reason} (it is benchdash-work in the home of {local_run_user() or 'this account'})")
         host, created = Host.objects.get_or_create(
             name=LOCAL_HOST_NAME, defaults={"work_dir": work_dir, "notes": "The worker's own machine."}
         )
-        if not created and not _run_user_can_enter(Path(host.work_dir).parent):
+        if not created and host.work_dir != work_dir and (problem := private_work_dir_problem(host.work_dir)):
+            self.stdout.write(f"local host: {problem}; using {work_dir} instead")
             host.work_dir = work_dir
             host.save(update_fields=["work_dir"])
+        if problem := private_work_dir_problem(host.work_dir):
+            raise CommandError(problem)
         return host
 
     def _register_build(self, bin_dir: str) -> None:

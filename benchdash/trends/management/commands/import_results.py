@@ -4,6 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from benchdash.trends.encodings import ENCODINGS
 from benchdash.trends.importer import COLUMNS, ImportRejected, import_published_results
 
 
@@ -12,7 +13,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", type=Path, help="CSV file (UTF-8, UTF-8 with BOM or Shift_JIS/cp932)")
-        parser.add_argument("--encoding", help="read the file with this encoding instead of detecting it")
+        parser.add_argument(
+            "--encoding", choices=ENCODINGS, help="read the file with this encoding instead of detecting it"
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         path = options["file"]

@@ -1,0 +1,139 @@
+"""A target's work dir is private to the account benchdash runs as there, or the target is refused.
+
+Builds, clusters, their passwords and the fence all live under the work dir: another account that could
+write there (or replace a directory on its path) could plant a build that benchdash would run. So before
+a trial uses a host, check_work_dir makes the dir (mode 0700) if it is missing, then checks:
+
+1. every directory on its path, symbolic links resolved, belongs to root or to the account, and no other
+   account can write to it. One exception: a directory of root's with the sticky bit (/tmp, /var/tmp) may be
+   writable by all, as an ancestor only: there nobody may rename or remove an entry of another account's,
+   and the entries below it (the work dir, or a directory of the account's) are checked as usual;
+2. the work dir itself belongs to the account; group and others lose any access it gave them (chmod 700).
+"""
+
+import posixpath
+import stat
+from dataclasses import dataclass
+
+from workers.transport import Transport, TransportError
+
+# $1 "make" to make the path (mode 0700) when it is missing, $2 "files" to list the files in it too, $3 the path,
+# then every prefix of it: prints the account's uid, then "uid mode type|path" for every directory on the resolved
+# path of each prefix (and every entry in the path itself, with "files").
+_CHECK_SCRIPT = r"""
+make=$1 files=$2 path=$3
+shift 3
+umask 077
+if [ "$make" = make ]; then mkdir -p -- "$path" || exit 3; fi
+id -u
+resolved=$(realpath -e -- "$@") || exit 4
+# Every ancestor of every resolved prefix, the resolved path itself first; one stat for them all.
+printf '%s\n' "$resolved" | while IFS= read -r dir; do
+  while :; do printf '%s\n' "$dir"; [ "$dir" = / ] && break; dir=${dir%/*}; dir=${dir:-/}; done
+done | xargs -d '\n' stat -c '%u %f %F|%n' -- || exit 4
+if [ "$files" = files ]; then find "$path/" -mindepth 1 -maxdepth 1 ! -type l -exec stat -c '%u %f %F|%n' -- {} +; fi
+"""
+
+
+class UnsafeWorkDir(TransportError):
+    """The work dir, or a directory on its path, could be changed by another account: the host is refused."""
+
+
+@dataclass(frozen=True)
+class PathEntry:
+    path: str
+    uid: int
+    mode: int  # st_mode: type and permission bits
+    kind: str  # as stat prints it: "directory", "regular file", ...
+
+
+def path_prefixes(work_dir: str) -> list[str]:
+    """'/a/b/c' -> ['/a/b/c', '/a/b', '/a', '/']."""
+    prefixes = [posixpath.normpath(work_dir)]
+    while prefixes[-1] != "/":
+        prefixes.append(posixpath.dirname(prefixes[-1]))
+    return prefixes
+
+
+def parse_entries(text: str) -> tuple[int, list[PathEntry]]:
+    """The check script's output: the account's uid and each directory met, once."""
+    lines = text.splitlines()
+    entries: dict[str, PathEntry] = {}
+    for line in lines[1:]:
+        fields, _, path = line.partition("|")
+        uid, mode, kind = fields.split(" ", 2)
+        entries.setdefault(path, PathEntry(path, int(uid), int(mode, 16), kind))
+    return int(lines[0]), list(entries.values())
+
+
+def path_refusals(
+    uid: int, entries: list[PathEntry], target: str, *, target_is_the_account_s: bool = True
+) -> list[str]:
+    """Why the path target is not private (empty when it is): rules 1 and 2 of the module's docstring. A build's
+    bin dir may be root's (target_is_the_account_s False); files are checked as directories, without the sticky
+    exception."""
+    reasons = []
+    for entry in entries:
+        own = entry.path == target
+        is_dir = entry.kind == "directory"
+        writable_by_others = entry.mode & (stat.S_IWGRP | stat.S_IWOTH)
+        sticky_root_dir = is_dir and entry.uid == 0 and entry.mode & stat.S_ISVTX
+        if not is_dir and (own or entry.kind != "regular file"):
+            reasons.append(f"{entry.path} is not a directory" if own else f"{entry.path} is a {entry.kind}")
+        elif own and target_is_the_account_s and entry.uid != uid:
+            reasons.append(f"{entry.path} belongs to uid {entry.uid}, not to the account benchdash runs as (uid {uid})")
+        elif entry.uid not in (0, uid):
+            reasons.append(f"{entry.path} belongs to uid {entry.uid}, neither root nor the account (uid {uid})")
+        elif writable_by_others and (own or not sticky_root_dir):
+            reasons.append(f"{entry.path} is writable by other accounts (mode {stat.S_IMODE(entry.mode):04o})")
+    return reasons
+
+
+def inspect_path(transport: Transport, path: str, *, make: bool, files: bool) -> tuple[int, list[PathEntry]]:
+    """The account's uid and the entries of path's directories (and files), one round trip; UnsafeWorkDir when
+    the path cannot be made or read."""
+    if not posixpath.isabs(path):
+        raise UnsafeWorkDir(f"{path!r} on {transport.host.name} is not an absolute path")
+    flags = ["make" if make else "", "files" if files else ""]
+    argv = ["sh", "-c", _CHECK_SCRIPT, "sh", *flags, path, *path_prefixes(path)]
+    result = transport.run(argv, check=False, timeout=60)
+    if not result.ok:
+        detail = result.stderr.decode("utf-8", "replace").strip()
+        raise UnsafeWorkDir(f"cannot make or inspect {path} on {transport.host.name}: {detail}")
+    return parse_entries(result.text)
+
+
+def check_work_dir(transport: Transport) -> None:
+    """Make the host's work dir if missing and make sure it is private (see the module's docstring);
+    raises UnsafeWorkDir, with every reason, when it is not. Two round trips at most."""
+    work_dir = transport.host.work_dir
+    uid, entries = inspect_path(transport, work_dir, make=True, files=False)
+    resolved = entries[0].path
+    reasons = path_refusals(uid, entries, resolved)
+    if reasons:
+        raise UnsafeWorkDir(
+            f"{transport.host.name} refused: its work dir {work_dir} is not private to the account benchdash "
+            f"runs as: {'; '.join(reasons)}. Use a directory in that account's home, or /var/lib/benchdash "
+            f"owned by it with mode 0700."
+        )
+    if stat.S_IMODE(entries[0].mode) & 0o077:
+        transport.run(["chmod", "700", "--", resolved], timeout=60)
+
+
+def check_installed_dir(transport: Transport, directory: str, build_name: str) -> None:
+    """An installed build's bin or lib dir, and every file in it, belong to root or the account and no other
+    account may change them (as Debian's /usr/lib/postgresql/N/bin): else the build is refused."""
+    uid, entries = inspect_path(transport, directory, make=False, files=True)
+    reasons = path_refusals(uid, entries, entries[0].path, target_is_the_account_s=False)
+    if reasons:
+        raise UnsafeWorkDir(
+            f"build {build_name} refused on {transport.host.name}: other accounts could change what it runs: "
+            f"{'; '.join(reasons[:5])}"
+        )
+
+
+def ensure_private_work_dir(transport: Transport) -> None:
+    """check_work_dir once per transport (a trial's connection): the builds and clusters of a trial rely on it."""
+    if transport.private_work_dir != transport.host.work_dir:
+        check_work_dir(transport)
+        transport.private_work_dir = transport.host.work_dir
