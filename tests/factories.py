@@ -98,3 +98,19 @@ class TrialFactory(factory.django.DjangoModelFactory):
             points_refresh(
                 study_id=self.study_id, build_id=self.build_id, scenario_id=self.scenario_id, clients=self.clients
             )
+
+
+def succeeded_runs(study: Study, scenario: Scenario, figures: dict, first_repetition: int = 1) -> None:
+    """A succeeded trial for each TPS of figures {(build, clients): [tps, ...]}, repetitions counted from first."""
+    for (build, clients), tps_values in figures.items():
+        for repetition, tps in enumerate(tps_values, start=first_repetition):
+            TrialFactory(
+                study=study,
+                build=build,
+                scenario=scenario,
+                clients=clients,
+                repetition=repetition,
+                status=Trial.Status.SUCCEEDED,
+                tps=tps,
+                latency_avg_ms=1000 / tps,
+            )

@@ -64,3 +64,30 @@ def hba_address(address: str) -> str:
     except ValueError:
         return address
     return f"{ip}/{ip.max_prefixlen}"
+
+
+def hba_lines(user: str, client_addresses: Iterable[str], ident_map: str) -> str:
+    """The whole pg_hba.conf of a benchmark cluster: no rule trusts anyone.
+
+    The target's own account reaches `user` over the cluster's private socket (peer, through ident_map);
+    TCP clients, the loopback included, give the cluster's password (scram-sha-256).
+    """
+    lines = [
+        "# written by benchdash: peer on the cluster's own socket, scram-sha-256 over TCP, no other rule",
+        f"local all {user} peer map={ident_map}",
+        f"host all {user} 127.0.0.1/32 scram-sha-256",
+        f"host all {user} ::1/128 scram-sha-256",
+    ]
+    lines += [f"host all {user} {hba_address(address)} scram-sha-256" for address in client_addresses]
+    return "\n".join(lines) + "\n"
+
+
+def ident_lines(ident_map: str, os_user: str, user: str) -> str:
+    """pg_ident.conf: the target's account (and only it) may connect as the cluster's superuser."""
+    return f"# written by benchdash\n{ident_map} {os_user} {user}\n"
+
+
+def passfile_line(port: int, user: str, password: str) -> str:
+    """A .pgpass line for the cluster at this port; ':' and '\\' in the password escaped as libpq reads them."""
+    escaped = password.replace("\\", "\\\\").replace(":", "\\:")
+    return f"*:{int(port)}:*:{user}:{escaped}\n"

@@ -49,6 +49,7 @@ from workers.pgbench import PgbenchOutputError, parse_pgbench_output, pgbench_co
 from workers.spec import TrialOutcome, TrialSpec
 from workers.transport import CommandResult, CommandTimeout, Transport, TransportError
 from workers.transport_base import CommandStopped, Fence
+from workers.work_dir import ensure_private_work_dir
 
 logger = logging.getLogger(__name__)
 
@@ -150,6 +151,8 @@ class TrialRun:
     # -- steps ----------------------------------------------------------------------------------
     def execute(self) -> None:
         self.step("fence")
+        for transport in self.transports():
+            ensure_private_work_dir(transport)
         self.take_fences()
         self.step("setup")
         # Independent round trips go out together: each costs tens of ms over SSH.
@@ -246,6 +249,15 @@ class TrialRun:
         self.outcome.command = shlex.join(argv)
         return argv
 
+    def pgbench_env(self) -> dict[str, str]:
+        """pgbench on the DB host uses the private socket (peer); on another host it connects over TCP and
+        gives the cluster's password from a 0600 file in its trial dir, named by PGPASSFILE, never on argv."""
+        if self.same_host:
+            return {}
+        passfile = posixpath.join(self.trial_dir(self.client), "pgpass")
+        self.client.put_bytes(self.require_cluster().passfile_text().encode(), passfile, mode=0o600)
+        return {"PGPASSFILE": passfile}
+
     def require_cluster(self) -> Cluster:
         if self.cluster is None:
             raise RuntimeError("the cluster is not prepared")
@@ -275,7 +287,8 @@ class TrialRun:
             # The collectors start together with pgbench (a round trip less); at one sample per second
             # they still cover the run from its first second.
             self.pgbench_started = True  # from here on the cleanup stops it, whatever happens
-            concurrently(self.collectors.start, partial(self.client.start_background, PGBENCH, argv))
+            start_pgbench = partial(self.client.start_background, PGBENCH, argv, env=self.pgbench_env())
+            concurrently(self.collectors.start, start_pgbench)
             started = last_probe = time.monotonic()
             while True:
                 if self.should_cancel():

@@ -46,7 +46,7 @@ class HostSpec:
     username: str = ""
     key_path: str = ""
     host_key: str = ""
-    work_dir: str = "/tmp/benchdash"
+    work_dir: str = "/var/lib/benchdash"
 
     @property
     def is_local(self) -> bool:
@@ -62,6 +62,7 @@ class BuildSpec:
     version: str = ""
     bin_dir: str = ""
     archive_path: str = ""
+    archive_integrity: str = ""  # "sha512-<base64>", recorded when the archive was fetched
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,8 @@ class TrialOutcome:
 
     ok: bool
     error: str = ""
+    # The host stayed unreachable past the patience (workers.host_wait): the study stops with this error.
+    host_unreachable: bool = False
     tps: float | None = None
     tps_including_connections: float | None = None
     latency_avg_ms: float | None = None

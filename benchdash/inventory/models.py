@@ -5,6 +5,8 @@ import re
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from benchdash.inventory.validators import validate_target_path
+
 LOCAL_HOST_NAME = "local"
 
 
@@ -26,11 +28,26 @@ class Host(models.Model):
         blank=True,
         help_text=_("The server's public host key, e.g. 'ssh-ed25519 AAAA...'. Unknown keys are refused."),
     )
-    work_dir = models.CharField(_("work directory"), max_length=500, default="/tmp/benchdash")
+    work_dir = models.CharField(
+        _("work directory"),
+        max_length=500,
+        default="/var/lib/benchdash",
+        validators=[validate_target_path],
+        help_text=_(
+            "An absolute path of letters, digits and / . _ - only: where benchdash keeps builds and clusters on the "
+            "host, a directory of the SSH user's (in its home, or /var/lib/benchdash owned by it), mode 0700. A host "
+            "whose work dir other accounts could change is refused."
+        ),
+    )
     facts = models.JSONField(_("facts"), default=dict, blank=True)
     facts_updated_at = models.DateTimeField(_("facts updated"), null=True, blank=True)
+    # The latest noise check (workers/preflight.py): verdict, findings and facts; before a study or on demand.
+    noise_check = models.JSONField(_("noise check"), default=dict, blank=True)
+    noise_checked_at = models.DateTimeField(_("noise checked"), null=True, blank=True)
     notes = models.TextField(_("notes"), blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    # Set by an attempt that found the host unreachable and waits for it; cleared when it answers again.
+    unreachable_since = models.DateTimeField(_("unreachable since"), null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["name"]
@@ -101,7 +118,7 @@ class Build(models.Model):
     version = models.CharField(_("version"), max_length=40)
     version_sort = models.PositiveIntegerField(_("version order"), default=0, editable=False)
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
-    bin_dir = models.CharField(_("bin directory"), max_length=500, blank=True)
+    bin_dir = models.CharField(_("bin directory"), max_length=500, blank=True, validators=[validate_target_path])
     archive_path = models.CharField(_("archive file"), max_length=500, blank=True)
     archive_integrity = models.CharField(_("archive integrity"), max_length=200, blank=True)
     source_url = models.CharField(_("source tarball or git URL"), max_length=500, blank=True)

@@ -70,6 +70,12 @@ SUMMARY_HEADER = (
     "ranges_disjoint",
     "conditions",
     "statistic",
+    "cv",
+    "ratio_low",
+    "ratio_high",
+    "interval_confidence",
+    "verdict",
+    "threshold",
 )
 
 
@@ -122,6 +128,7 @@ def trial_rows(study: Study) -> QuerySet[Trial]:
 
 def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, ...]]:
     for point in points:
+        interval = point.interval
         yield (
             study.id,
             study.title,
@@ -139,7 +146,17 @@ def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, .
             point.ranges_disjoint,
             point.conditions,
             study.statistic,
+            _blank(point.cv),
+            "" if interval is None else interval.low,
+            "" if interval is None else interval.high,
+            "" if interval is None else interval.confidence,
+            point.verdict.value if point.verdict else "",
+            study.threshold,
         )
+
+
+def _blank(value: float | None) -> float | str:
+    return "" if value is None else value
 
 
 def _cell(value: Any) -> Any:

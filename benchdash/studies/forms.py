@@ -14,6 +14,7 @@ from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumb
 from benchdash.studies.models import RUN_ORDER_LABELS, Scenario, StudyPreset
 from benchdash.studies.pg_settings import settings_text
 from benchdash.studies.plan import PlannedTrial, estimate_seconds, plan_study
+from benchdash.studies.uncertainty import DEFAULT_THRESHOLD
 from benchdash.studies.validation import (
     SCALE_MAX,
     SEED_MAX,
@@ -24,6 +25,8 @@ from benchdash.studies.validation import (
     study_disk_estimate,
 )
 from workers.spec import RunOrder
+
+MAX_REPETITIONS = 50
 
 
 def build_label(build: Build) -> str:
@@ -45,6 +48,13 @@ class StudyForm(forms.Form):
         label=_("pgbench host"), queryset=Host.objects.all(), required=False, help_text=_("Empty: the DB host.")
     )
     builds = BuildsField(label=_("builds"), queryset=Build.objects.all(), widget=forms.CheckboxSelectMultiple)
+    all_builds = forms.BooleanField(
+        label=_("every registered build"),
+        required=False,
+        help_text=_(
+            "A version matrix: the study takes every build that can run (for example 10 to 18), whatever is ticked."
+        ),
+    )
     baseline = forms.ModelChoiceField(label=_("baseline build"), queryset=Build.objects.all())
     scenarios = forms.ModelMultipleChoiceField(
         label=_("scenarios"), queryset=Scenario.objects.all(), widget=forms.CheckboxSelectMultiple
@@ -62,6 +72,28 @@ class StudyForm(forms.Form):
         label=_("client levels"), max_length=500, help_text=_("Comma-separated, e.g. 1,16,32.")
     )
     repetitions = WholeNumberField(label=_("repetitions"), min_value=1, max_value=20, initial=3)
+    max_repetitions = WholeNumberField(
+        label=_("adaptive repetitions, up to"),
+        min_value=2,
+        max_value=MAX_REPETITIONS,
+        required=False,
+        help_text=_(
+            "After the planned repetitions, a cell whose interval still crosses the threshold gets one more round, "
+            "in random order, until it is settled or has run this many times. Empty: off."
+        ),
+    )
+    threshold = forms.DecimalField(
+        label=_("threshold (%)"),
+        min_value=0,
+        max_value=50,
+        decimal_places=2,
+        required=False,
+        initial=2,
+        help_text=_(
+            "The smallest difference that counts: a build is faster or slower only when the whole interval of its "
+            "ratio lies beyond it. Empty: 2."
+        ),
+    )
     run_order = forms.ChoiceField(
         label=_("run order"), choices=[(order.value, label) for order, label in RUN_ORDER_LABELS.items()]
     )
@@ -104,30 +136,47 @@ class StudyForm(forms.Form):
         self.fields["builds"].widget.choices = [(build.pk, build_label(build)) for build in runnable]
         self.fields["baseline"].widget.choices = [("", "---------")] + [(build.pk, build.name) for build in runnable]
 
+    def clean_threshold(self) -> float:
+        """Percent in the form, a fraction in the study: 2 -> 0.02."""
+        percent = self.cleaned_data.get("threshold")
+        return DEFAULT_THRESHOLD if percent is None else float(percent) / 100
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         check_study(cleaned, self.add_error)
+        cap, planned = cleaned.get("max_repetitions"), cleaned.get("repetitions")
+        if cap is not None and planned is not None and cap <= planned:
+            self.add_error("max_repetitions", _("More than the planned repetitions, or empty (off)."))
         return cleaned
 
     def preset_defaults(self) -> dict[int, dict[str, str]]:
         """What picking a preset fills in, for the page's script."""
         return {preset.pk: preset_values(preset) for preset in StudyPreset.objects.prefetch_related("scenarios")}
 
-    def planned_trials(self) -> list[PlannedTrial]:
-        """The trials this valid form would queue, in run order."""
+    def planned_trials(self, repetitions: int | None = None) -> list[PlannedTrial]:
+        """The trials this valid form would queue, in run order (with other repetitions: the cap's worst case)."""
         cleaned = self.cleaned_data
         return plan_study(
             builds=cleaned["builds"],
             scenarios=cleaned["scenarios"],
             client_levels=cleaned["client_levels"],
-            repetitions=cleaned["repetitions"],
+            repetitions=repetitions or cleaned["repetitions"],
             seed=cleaned["seed"],
             order=cleaned["run_order"],
         )
 
-    def estimated_seconds(self) -> float:
+    def estimated_seconds(self, planned: list[PlannedTrial] | None = None) -> float:
         cleaned = self.cleaned_data
-        return estimate_seconds(self.planned_trials(), duration_s=cleaned["duration_s"], scale=cleaned["scale"])
+        trials = self.planned_trials() if planned is None else planned
+        return estimate_seconds(trials, duration_s=cleaned["duration_s"], scale=cleaned["scale"])
+
+    def _at_the_cap(self) -> dict[str, Any]:
+        """Adaptive repetitions: the trials and time if every cell ran to the cap (the longest the study can take)."""
+        cap = self.cleaned_data.get("max_repetitions")
+        if not cap:
+            return {"cap": None}
+        planned = self.planned_trials(repetitions=cap)
+        return {"cap": cap, "cap_trials": len(planned), "cap_minutes": round(self.estimated_seconds(planned) / 60, 1)}
 
     def preview(self) -> dict[str, Any]:
         """What the page shows before queueing: trials, data resets, estimated minutes, the clients the
@@ -146,6 +195,7 @@ class StudyForm(forms.Form):
             "data_size": size_text(disk.data_bytes),
             "memory": size_text(disk.memory_bytes) if disk.memory_bytes is not None else None,
             "data_fits_in_memory": disk.memory_bytes is not None and disk.data_bytes <= disk.memory_bytes,
+            **self._at_the_cap(),
         }
 
 
@@ -167,6 +217,8 @@ def _with_defaults(data: Any) -> Any:
     and procedure; the page's script fills them in when the preset is picked, this covers a page without
     script and `queue_study --preset`); settings from the settings preset, else from the study preset."""
     data = data.copy()
+    if str(data.get("all_builds", "")).strip() not in ("", "false", "off") and isinstance(data, QueryDict):
+        data.setlist("builds", [str(pk) for pk in Build.objects.runnable().values_list("pk", flat=True)])
     if not str(data.get("seed", "")).strip():
         data["seed"] = str(random.SystemRandom().randrange(SEED_MAX + 1))
     client_preset = _preset(data.get("client_preset"))

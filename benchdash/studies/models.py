@@ -1,16 +1,20 @@
 """What we run and what came out: scenarios, study presets, studies, trials and their raw files."""
 
 import posixpath
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
+from benchdash.studies.plan import PlannedTrial
+from benchdash.studies.uncertainty import DEFAULT_THRESHOLD, study_confidence
 from workers.spec import Prewarm, Reset, RunOrder
 
 RESET_LABELS = {Reset.ONCE: _("once per study"), Reset.ROUND: _("every round"), Reset.TRIAL: _("every trial")}
@@ -191,6 +195,12 @@ class Study(models.Model):
     client_levels = ArrayField(models.PositiveIntegerField(), verbose_name=_("client levels"), default=list)
     # Empty for a published study whose source does not say how many runs stand behind each figure.
     repetitions = models.PositiveSmallIntegerField(_("repetitions"), null=True, blank=True, default=3)
+    # The noise check of the DB host before the first trial (workers/preflight.py): the study runs whatever it
+    # says, and its verdict stays with the study. Empty until it ran.
+    noise_check = models.JSONField(_("noise check of the DB host"), default=dict, blank=True)
+    # Adaptive repetitions: after the planned ones, a cell whose interval still crosses the threshold gets
+    # another round, up to this many trials (studies/adaptive.py). Empty: off.
+    max_repetitions = models.PositiveSmallIntegerField(_("adaptive repetitions, up to"), null=True, blank=True)
     duration_s = models.PositiveIntegerField(_("duration (s)"), default=60)
     scale = models.PositiveIntegerField(_("scale"), default=1)
     fillfactor = models.PositiveSmallIntegerField(_("fillfactor"), null=True, blank=True)
@@ -228,13 +238,23 @@ class Study(models.Model):
         related_name="+",
     )
     official_at = models.DateTimeField(_("marked official at"), null=True, blank=True)
+    # The smallest difference that counts, as a fraction (0.02 = 2%): a ratio is "faster" or "slower" only when
+    # its whole interval lies beyond it (studies/uncertainty.py).
+    threshold = models.FloatField(
+        _("threshold"),
+        default=DEFAULT_THRESHOLD,
+        validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
+    )
 
     class Meta:
         ordering = ["-year", "-created_at"]
         verbose_name = _("study")
         verbose_name_plural = _("studies")
         indexes = [models.Index(fields=["status"], name="study_status_idx")]  # beat's orphan scan
-        permissions = [("mark_official", _("Can mark a study official (include it in the trends)"))]
+        permissions = [
+            ("mark_official", _("Can mark a study official (include it in the trends)")),
+            ("cancel_study", _("Can cancel a study and run its failed trials again")),
+        ]
 
     def __str__(self) -> str:
         return f"{self.year} {self.title}"
@@ -244,9 +264,47 @@ class Study(models.Model):
         return self.kind == self.Kind.PUBLISHED
 
     @property
+    def most_trials(self) -> int | None:
+        """With adaptive repetitions, the trials the study runs if every cell runs to the cap; None without."""
+        if not self.max_repetitions:
+            return None
+        return self.builds.count() * self.scenarios.count() * len(self.client_levels) * self.max_repetitions
+
+    @property
+    def confidence_percent(self) -> str:
+        """The confidence of the study's intervals as the pages write it: '95', or '98.33' with 3 planned
+        repetitions and adaptive ones up to 5."""
+        return f"{round(study_confidence(self.repetitions, self.max_repetitions) * 100, 2):g}"
+
+    @property
+    def threshold_percent(self) -> str:
+        """The threshold as the pages write it: 0.02 -> '2', 0.015 -> '1.5'."""
+        return f"{self.threshold * 100:g}"
+
+    @property
     def has_ended(self) -> bool:
         """Nothing of it runs any more: done, failed or cancelled (a published study is done)."""
         return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
+
+    def add_planned_trials(self, planned: Iterable[PlannedTrial]) -> int:
+        """Save planned trials (studies/plan.py) as this study's pending trials on its DB host; returns how many."""
+        scenarios = {scenario.pk: scenario for scenario in self.scenarios.all()}
+        trials = Trial.objects.bulk_create(
+            Trial(
+                study=self,
+                build_id=trial.build_id,
+                scenario_id=trial.scenario_id,
+                host=self.db_host,
+                clients=trial.clients,
+                threads=scenarios[trial.scenario_id].threads_for(trial.clients),
+                repetition=trial.repetition,
+                position=trial.position,
+                reset_data=trial.reset_data,
+                prewarm=trial.prewarm,
+            )
+            for trial in planned
+        )
+        return len(trials)
 
     def mark_official(self, official: bool, *, by: Any = None) -> bool:
         """Include the study in the trends (official) or take it out; False when it still runs (its figures
@@ -471,6 +529,9 @@ class StudyPoint(models.Model):
     minimum = models.FloatField(_("minimum TPS"), null=True, blank=True)
     maximum = models.FloatField(_("maximum TPS"), null=True, blank=True)
     n = models.PositiveIntegerField(_("runs"), null=True, blank=True)
+    # Every counted run's TPS, ascending: the spread and the interval of a ratio need the runs themselves.
+    # Empty for a published figure.
+    runs = ArrayField(models.FloatField(), verbose_name=_("TPS of each run"), default=list, blank=True)
 
     class Meta:
         ordering = ["study", "scenario", "build", "clients"]

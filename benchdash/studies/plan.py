@@ -104,16 +104,52 @@ def plan_trials(
         round_points = list(points)
         if order != RunOrder.ASCENDING:
             rng.shuffle(round_points)
-        seen_in_round: set[tuple[int, int]] = set()
-        for build_id, scenario_id, clients in round_points:
-            data = (build_id, scenario_id)
-            first_in_round, first_in_study = data not in seen_in_round, data not in seen_once
-            seen_in_round.add(data)
-            seen_once.add(data)
-            rule = rules[scenario_id]
-            reset = _by_rule(rule.reset, first_in_round, first_in_study)
-            prewarm = _by_rule(rule.prewarm, first_in_round, first_in_study=False)
-            planned.append(PlannedTrial(len(planned), build_id, scenario_id, clients, repetition, reset, prewarm))
+        planned += _round(round_points, rules, repetition, len(planned), seen_once)
+    return planned
+
+
+def plan_round(
+    *,
+    cells: Sequence[tuple[int, int, int]],
+    scenarios: Sequence[ScenarioRule],
+    repetition: int,
+    seed: int,
+    first_position: int,
+    order: str = RunOrder.RANDOM,
+) -> list[PlannedTrial]:
+    """One more round of some cells (build, scenario, clients), after the planned rounds: adaptive repetitions.
+
+    Shuffled by random.Random of the seed and the round's number, so that a study's extra rounds are as
+    random and as repeatable as its planned ones ("ascending": build, scenario, clients in order). The data
+    and prewarm rules apply as in any later round: "once" data exists already."""
+    ordered = sorted(cells)
+    if order != RunOrder.ASCENDING:
+        random.Random(f"{seed}:{repetition}").shuffle(ordered)
+    rules = {rule.scenario_id: rule for rule in scenarios}
+    already = {(build_id, scenario_id) for build_id, scenario_id, _clients in ordered}
+    return _round(ordered, rules, repetition, first_position, already)
+
+
+def _round(
+    round_points: Sequence[tuple[int, int, int]],
+    rules: dict[int, ScenarioRule],
+    repetition: int,
+    first_position: int,
+    seen_once: set[tuple[int, int]],
+) -> list[PlannedTrial]:
+    """The trials of one round in the given order; seen_once (the build + scenario data made so far) grows."""
+    planned: list[PlannedTrial] = []
+    seen_in_round: set[tuple[int, int]] = set()
+    for build_id, scenario_id, clients in round_points:
+        data = (build_id, scenario_id)
+        first_in_round, first_in_study = data not in seen_in_round, data not in seen_once
+        seen_in_round.add(data)
+        seen_once.add(data)
+        rule = rules[scenario_id]
+        reset = _by_rule(rule.reset, first_in_round, first_in_study)
+        prewarm = _by_rule(rule.prewarm, first_in_round, first_in_study=False)
+        position = first_position + len(planned)
+        planned.append(PlannedTrial(position, build_id, scenario_id, clients, repetition, reset, prewarm))
     return planned
 
 

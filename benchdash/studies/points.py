@@ -1,4 +1,4 @@
-"""The study points: each build x scenario x clients (x conditions) of a study summarised (median, min, max, n).
+"""The study points: each build x scenario x clients (x conditions) of a study summarised (median, min, max, n, runs).
 
 Pages read StudyPoint; this module keeps it in step with the trials. Call points_refresh wherever
 counted trials appear, change or go: trial_finish, the importer, the admin, `manage.py refresh_points`.
@@ -6,6 +6,7 @@ counted trials appear, change or go: trial_finish, the importer, the admin, `man
 
 from collections.abc import Iterable
 
+from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import transaction
 from django.db.models import Count, Exists, Max, Min, OuterRef, QuerySet
 
@@ -13,7 +14,7 @@ from benchdash.studies.models import Study, StudyPoint, Trial
 from benchdash.studies.queries import Median, counted_trials
 from benchdash.studies.results import PointKey
 
-POINT_FIELDS = ["median", "minimum", "maximum", "n"]
+POINT_FIELDS = ["median", "minimum", "maximum", "n", "runs"]
 POINT_KEY = ["study", "build", "scenario", "clients", "conditions"]
 
 
@@ -52,7 +53,13 @@ def _computed_points(study_id: int, selection: dict[str, int | str]) -> list[Stu
         counted_trials()
         .filter(study_id=study_id, **selection)
         .values_list("scenario_id", "build_id", "clients", "conditions")
-        .annotate(median=Median("tps"), minimum=Min("tps"), maximum=Max("tps"), n=Count("tps"))
+        .annotate(
+            median=Median("tps"),
+            minimum=Min("tps"),
+            maximum=Max("tps"),
+            n=Count("tps"),
+            runs=ArrayAgg("tps", order_by="tps"),
+        )
         .order_by()
     )
     return [
@@ -66,8 +73,9 @@ def _computed_points(study_id: int, selection: dict[str, int | str]) -> list[Stu
             minimum=minimum,
             maximum=maximum,
             n=n,
+            runs=runs,
         )
-        for scenario_id, build_id, clients, conditions, median, minimum, maximum, n in rows
+        for scenario_id, build_id, clients, conditions, median, minimum, maximum, n, runs in rows
     ]
 
 
@@ -76,6 +84,7 @@ def _as_published(point: StudyPoint, repetitions: int | None) -> StudyPoint:
     says stands behind it (the study's repetitions), or unknown; never the 1 of one imported row."""
     point.minimum = point.maximum = None
     point.n = repetitions
+    point.runs = []
     return point
 
 

@@ -11,6 +11,7 @@ from django.db.models import Aggregate, F, FloatField, QuerySet
 
 from benchdash.studies.models import Statistic, Study, StudyPoint, Trial
 from benchdash.studies.results import Point, compare_with_baseline
+from benchdash.studies.uncertainty import study_confidence
 
 
 class Median(Aggregate):
@@ -27,8 +28,10 @@ def counted_trials() -> QuerySet[Trial]:
     return Trial.objects.filter(status=Trial.Status.SUCCEEDED, tps__isnull=False)
 
 
-def points_of(study_points: QuerySet[StudyPoint]) -> list[Point]:
-    """StudyPoint rows as plain Points (one query, build and scenario names joined in)."""
+def points_of(study_points: QuerySet[StudyPoint], *, with_runs: bool = False) -> list[Point]:
+    """StudyPoint rows as plain Points (one query, build and scenario names joined in); each point's runs only
+    when asked (a study page: the trends read thousands of points and need none)."""
+    extra = ("runs",) if with_runs else ()
     rows = study_points.values(
         "study_id",
         "build_id",
@@ -39,15 +42,20 @@ def points_of(study_points: QuerySet[StudyPoint]) -> list[Point]:
         "minimum",
         "maximum",
         "n",
+        *extra,
         build_name=F("build__name"),
         build_version=F("build__version"),
         scenario_slug=F("scenario__slug"),
     )
-    return [Point(**row) for row in rows]
+    return [Point(**(row | {"runs": tuple(row.get("runs", ()))})) for row in rows]
 
 
 def study_summary(study: Study) -> list[Point]:
-    """The points of one study (median, min, max, n per build x scenario x clients x conditions), compared with
-    its baseline."""
-    points = points_of(StudyPoint.objects.filter(study=study))
-    return compare_with_baseline(points, study.baseline_id, peaks=study.statistic == Statistic.PEAK)
+    """The points of one study (median, min, max, n and runs per build x scenario x clients x conditions), compared
+    with its baseline at the study's threshold."""
+    points = points_of(StudyPoint.objects.filter(study=study), with_runs=True)
+    peaks = study.statistic == Statistic.PEAK
+    confidence = study_confidence(study.repetitions, study.max_repetitions)
+    return compare_with_baseline(
+        points, study.baseline_id, peaks=peaks, threshold=study.threshold, confidence=confidence
+    )

@@ -1,4 +1,5 @@
-"""The numbers behind a study page: points (medians, ranges) and the ratio to the baseline build.
+"""The numbers behind a study page: points (medians, ranges, runs) and the ratio to the baseline build, with its
+interval and verdict (the arithmetic is in uncertainty.py).
 
 Pure functions over plain data; `points.py` computes the same figures with SQL aggregation and keeps
 them in StudyPoint, which `queries.py` reads back as Point.
@@ -13,8 +14,26 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from benchdash.inventory.models import version_sort_key
+from benchdash.studies.uncertainty import (
+    CONFIDENCE,
+    DEFAULT_THRESHOLD,
+    RatioInterval,
+    Verdict,
+    coefficient_of_variation,
+    ratio_interval,
+    verdict,
+)
 
 PointKey = tuple[int, int, int, int, str]  # study_id, build_id, scenario_id, clients, conditions
+# What a real benchmark can produce: from one transaction in 1000 s to 100 million a second (pgbench on the
+# largest machines reaches a few million). The importer refuses a figure outside; a stored one outside (a row
+# written around benchdash) is shown but never divided by or compared, so that no ratio overflows.
+TPS_BOUNDS = (0.001, 1e8)
+
+
+def plausible_tps(value: float | None) -> bool:
+    """Whether a figure is one a benchmark could produce (TPS_BOUNDS), and so may enter a ratio."""
+    return value is not None and TPS_BOUNDS[0] <= value < TPS_BOUNDS[1]
 
 
 @dataclass(frozen=True)
@@ -45,6 +64,10 @@ class Point:
     the baseline has no figure there. `ranges_disjoint` says the min..max ranges of this build and of the
     baseline do not overlap (the difference is larger than the run-to-run noise); None when a range is
     unknown or rests on one run, so it cannot tell.
+
+    `runs` are the TPS of its counted runs, ascending (none for a published figure). `interval` is the
+    interval of `ratio` from the runs of both builds, and `verdict` what it says at the study's threshold
+    (studies/uncertainty.py): both None where there is no ratio or no runs to compute them from.
     """
 
     study_id: int
@@ -61,6 +84,9 @@ class Point:
     ratio: float | None = None
     ranges_disjoint: bool | None = None
     conditions: str = ""
+    runs: tuple[float, ...] = ()
+    interval: RatioInterval | None = None
+    verdict: Verdict | None = None
 
     @property
     def key(self) -> PointKey:
@@ -76,6 +102,11 @@ class Point:
         """The ratio as the seeds print it: 0.944 -> 94."""
         return None if self.ratio is None else round(self.ratio * 100)
 
+    @property
+    def cv(self) -> float | None:
+        """The run-to-run spread: the coefficient of variation of its runs (None with fewer than two)."""
+        return coefficient_of_variation(self.runs)
+
 
 def summarize(rows: Iterable[TpsRow], baseline_build_id: int | None) -> list[Point]:
     """Median, min, max and n per build x scenario x clients, then the comparison with the baseline.
@@ -90,18 +121,23 @@ def summarize(rows: Iterable[TpsRow], baseline_build_id: int | None) -> list[Poi
 
 
 def compare_with_baseline(
-    points: Iterable[Point], baseline_build_id: int | None, *, peaks: bool = False
+    points: Iterable[Point],
+    baseline_build_id: int | None,
+    *,
+    peaks: bool = False,
+    threshold: float = DEFAULT_THRESHOLD,
+    confidence: float = CONFIDENCE,
 ) -> list[Point]:
-    """Fill `ratio` and `ranges_disjoint` from the baseline build's point at the same scenario and level
-    (clients and conditions). With `peaks` (a study of peak figures) a peak is compared with the baseline's
-    peak under the same conditions, whatever client count each was at."""
+    """Fill `ratio`, `ranges_disjoint`, `interval` and `verdict` from the baseline build's point at the same
+    scenario and level (clients and conditions). With `peaks` (a study of peak figures) a peak is compared with
+    the baseline's peak under the same conditions, whatever client count each was at."""
     points = list(points)
 
     def level(point: Point) -> tuple[int, object]:
         return (point.scenario_id, point.conditions if peaks else point.level)
 
     baselines = {level(p): p for p in points if p.build_id == baseline_build_id}
-    compared = [_compared(point, baselines.get(level(point))) for point in points]
+    compared = [_compared(point, baselines.get(level(point)), threshold, confidence) for point in points]
     return sorted(compared, key=_display_order)
 
 
@@ -133,15 +169,21 @@ def _point(group: list[TpsRow]) -> Point:
         minimum=min(values),
         maximum=max(values),
         n=len(values),
+        runs=tuple(sorted(values)),
     )
 
 
-def _compared(point: Point, baseline: Point | None) -> Point:
-    if baseline is None or baseline.build_id == point.build_id or not baseline.median:
-        return replace(point, ratio=None, ranges_disjoint=None)
+def _compared(point: Point, baseline: Point | None, threshold: float, confidence: float) -> Point:
+    comparable = baseline is not None and plausible_tps(baseline.median) and plausible_tps(point.median)
+    if baseline is None or not comparable or baseline.build_id == point.build_id:
+        return replace(point, ratio=None, ranges_disjoint=None, interval=None, verdict=None)
     own, baseline_range = _known_range(point), _known_range(baseline)
     disjoint = None if own is None or baseline_range is None else ranges_disjoint(own, baseline_range)
-    return replace(point, ratio=point.median / baseline.median, ranges_disjoint=disjoint)
+    interval = ratio_interval(point.runs, baseline.runs, confidence)
+    said = verdict(interval, threshold) if point.runs and baseline.runs else None
+    return replace(
+        point, ratio=point.median / baseline.median, ranges_disjoint=disjoint, interval=interval, verdict=said
+    )
 
 
 def conditions_order(conditions: str) -> tuple[object, ...]:

@@ -21,11 +21,13 @@ from django.db.models.functions import Concat
 from django.utils import timezone
 
 from benchdash.inventory.models import Host
+from benchdash.studies.adaptive import study_extend
 from benchdash.studies.dispatch import send_trial_after_commit
 from benchdash.studies.evidence.store import evidence_refresh
 from benchdash.studies.models import Artifact, Attempt, Study, Trial
 from benchdash.studies.plan import PlannedTrial, plan_study
 from benchdash.studies.points import points_refresh
+from benchdash.studies.uncertainty import DEFAULT_THRESHOLD
 from workers.spec import RunOrder, TrialOutcome
 
 ACTIVE = (Study.Status.QUEUED, Study.Status.RUNNING)
@@ -67,28 +69,15 @@ def study_create(*, data: Mapping[str, Any], created_by: Any = None) -> Study:
         collect_sar=data.get("collect_sar", False),
         collect_perf=data.get("collect_perf", False),
         collect_wait_events=data.get("collect_wait_events", False),
+        threshold=data.get("threshold", DEFAULT_THRESHOLD),
+        max_repetitions=data.get("max_repetitions"),
         seed=data["seed"],
         run_order=data.get("run_order") or RunOrder.RANDOM,
         created_by=created_by if getattr(created_by, "pk", None) else None,
     )
     study.builds.set(data["builds"])
     study.scenarios.set(data["scenarios"])
-    scenarios = {scenario.pk: scenario for scenario in data["scenarios"]}
-    Trial.objects.bulk_create(
-        Trial(
-            study=study,
-            build_id=planned.build_id,
-            scenario_id=planned.scenario_id,
-            host=study.db_host,
-            clients=planned.clients,
-            threads=scenarios[planned.scenario_id].threads_for(planned.clients),
-            repetition=planned.repetition,
-            position=planned.position,
-            reset_data=planned.reset_data,
-            prewarm=planned.prewarm,
-        )
-        for planned in study_plan(study)
-    )
+    study.add_planned_trials(study_plan(study))
     return study
 
 
@@ -174,7 +163,13 @@ def trial_claim(*, trial_id: int, worker: str) -> Trial | None:
             )
             if changed:
                 trial = Trial.objects.select_related("study").get(pk=trial_id)
-                Attempt.objects.create(trial=trial, number=trial.attempts, worker=worker[:200], started_at=now)
+                # Not `now`: the UPDATE may have waited on trial_one_running_per_host for the host's previous
+                # trial to end, and the attempt starts only once it has, after that one's end time.
+                trial.started_at = timezone.now()
+                Trial.objects.filter(pk=trial_id).update(started_at=trial.started_at)
+                Attempt.objects.create(
+                    trial=trial, number=trial.attempts, worker=worker[:200], started_at=trial.started_at
+                )
     except IntegrityError:
         raise HostBusy(trial_id) from None
     if not changed:
@@ -229,6 +224,10 @@ def trial_finish(*, trial: Trial, outcome: TrialOutcome) -> Trial:
     _copy_outcome(locked, outcome)
     locked.finished_at = timezone.now() if locked.status != Trial.Status.PENDING else None
     locked.save()
+    if outcome.host_unreachable:  # the next trials would wait for the same host: the study stops, saying why
+        Study.objects.filter(pk=locked.study_id, status__in=ACTIVE).update(
+            status=Study.Status.FAILED, finished_at=locked.finished_at
+        )
     _close_attempt(locked, ATTEMPT_RESULT[locked.status], outcome.error)
     if locked.status == Trial.Status.SUCCEEDED:  # a running trial counted nowhere; only a success moves a point
         points_refresh(
@@ -263,7 +262,7 @@ def _finished_status(trial: Trial, outcome: TrialOutcome) -> str:
         return Trial.Status.CANCELLED
     if outcome.ok:
         return Trial.Status.SUCCEEDED
-    if trial.attempts < settings.TRIAL_MAX_ATTEMPTS:
+    if trial.attempts < settings.TRIAL_MAX_ATTEMPTS and not outcome.host_unreachable:
         return Trial.Status.PENDING
     return Trial.Status.FAILED
 
@@ -297,9 +296,10 @@ def _store_artifacts(trial: Trial, artifacts: Mapping[str, bytes]) -> None:
 
 
 def study_continue(*, study_id: int) -> Trial | None:
-    """After a trial: send the next pending trial's task, or settle the study when none is left."""
+    """After a trial: send the next pending trial's task (or of a round that adaptive repetitions add), or settle
+    the study when none is left."""
     with transaction.atomic():
-        next_trial = _next_pending(study_id)
+        next_trial = _next_pending_or_extended(study_id)
         if next_trial is None:
             _settle(study_id)
             return None
@@ -319,6 +319,13 @@ def _next_pending(study_id: int) -> Trial | None:
     return pending.order_by("position").first()
 
 
+def _next_pending_or_extended(study_id: int) -> Trial | None:
+    next_trial = _next_pending(study_id)
+    if next_trial is None and study_extend(study_id=study_id):
+        return _next_pending(study_id)
+    return next_trial
+
+
 def _settle(study_id: int) -> None:
     """RUNNING | QUEUED -> DONE when every trial succeeded, FAILED when one failed; only once none is
     pending or running."""
@@ -335,14 +342,15 @@ def _send_next_trial(study_id: int, report: Callable[[bool], object] | None = No
         send_trial_after_commit(next_trial.pk, report=report)
 
 
-def trials_orphaned() -> list[int]:
+def trials_orphaned(*, broker_emptied: bool = False) -> list[int]:
     """Put back what lost its worker; return the trials whose task beat must send again.
 
     1. A running trial whose heartbeat is older than TRIAL_STALE_AFTER_S lost its worker: its attempt
        is marked lost, and the trial goes back to pending, or to failed when that was its last attempt
        (cancelled when its study was cancelled meanwhile).
     2. An active study with no running trial whose next pending trial has had no task on its way for
-       that long gets that trial's task again. A duplicate is harmless: only one claim succeeds.
+       that long gets that trial's task again, or at once when the broker lost its data (broker_emptied:
+       the task it held is gone). A duplicate is harmless: only one claim succeeds.
     """
     cutoff = timezone.now() - timedelta(seconds=settings.TRIAL_STALE_AFTER_S)
     _put_back_lost(cutoff)
@@ -351,10 +359,10 @@ def trials_orphaned() -> list[int]:
         with transaction.atomic():
             if Trial.objects.filter(study_id=study_id, status=Trial.Status.RUNNING).exists():
                 continue
-            next_trial = _next_pending(study_id)
+            next_trial = _next_pending_or_extended(study_id)
             if next_trial is None:
                 _settle(study_id)
-            elif next_trial.heartbeat_at is None or next_trial.heartbeat_at < cutoff:
+            elif broker_emptied or next_trial.heartbeat_at is None or next_trial.heartbeat_at < cutoff:
                 send_trial_after_commit(next_trial.pk)
                 resend.append(next_trial.pk)
     return resend

@@ -9,8 +9,20 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
 from benchdash.inventory.models import version_sort_key
+from benchdash.studies.matrix import MatrixPoint, matrix_line
 from benchdash.studies.results import Point, conditions_order
+from benchdash.studies.uncertainty import Verdict
+
+VERDICT_LABELS = {
+    Verdict.FASTER: _("faster"),
+    Verdict.SLOWER: _("slower"),
+    Verdict.CANT_TELL: _("can't tell"),
+    Verdict.TOO_FEW_RUNS: _("too few runs to tell"),
+}
 
 
 @dataclass(frozen=True)
@@ -33,9 +45,35 @@ class Cell:
         return self.point is not None and self.point.ratio is not None
 
     @property
-    def marked(self) -> bool:
-        """Ranges apart, and both builds ran more than once (results.py leaves it None otherwise)."""
-        return bool(self.point and self.point.ranges_disjoint)
+    def ratio_class(self) -> str:
+        """Coloured up or down only where the verdict says so; a published ratio (no runs) by its direction."""
+        if self.point is None or self.point.ratio is None or self.point.verdict == Verdict.CANT_TELL:
+            return ""
+        if self.point.verdict in (Verdict.FASTER, Verdict.SLOWER):
+            return "ratio-up" if self.point.verdict == Verdict.FASTER else "ratio-down"
+        if self.point.verdict is None and self.point.ratio != 1:
+            return "ratio-up" if self.point.ratio > 1 else "ratio-down"
+        return ""
+
+    @property
+    def cv_percent(self) -> str:
+        """The run-to-run spread, '3.2%'; empty with fewer than two runs."""
+        cv = self.point.cv if self.point else None
+        return "" if cv is None else f"{cv * 100:.1f}%"
+
+    @property
+    def interval_text(self) -> str:
+        """The ratio's interval in percent, '91.2% – 97.4%'; empty where there is none."""
+        interval = self.point.interval if self.point else None
+        return "" if interval is None else f"{interval.low * 100:.1f}% – {interval.high * 100:.1f}%"
+
+    @property
+    def verdict(self) -> str:
+        return self.point.verdict.value if self.point and self.point.verdict else ""
+
+    @property
+    def verdict_label(self) -> str | Promise:
+        return VERDICT_LABELS[self.point.verdict] if self.point and self.point.verdict else ""
 
 
 @dataclass(frozen=True)
@@ -61,6 +99,11 @@ class ScenarioTable:
     @property
     def compared_columns(self) -> list[BuildColumn]:
         return [column for column in self.columns if not column.is_baseline]
+
+    @property
+    def matrix(self) -> list[MatrixPoint]:
+        """A version matrix's own index line (studies/matrix.py); empty below three majors."""
+        return matrix_line(self.points)
 
 
 def scenario_tables(

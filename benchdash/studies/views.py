@@ -7,12 +7,15 @@ from django.shortcuts import get_object_or_404, render
 
 from benchdash.access import read_access
 from benchdash.inventory.models import Build
+from benchdash.inventory.noise_display import noise_summary
 from benchdash.studies.charts import tps_by_clients_figure
 from benchdash.studies.evidence.page import study_evidence
 from benchdash.studies.filters import StudyFilterForm
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.procedure import scenario_procedures, study_steps
+from benchdash.studies.progress import study_progress
 from benchdash.studies.queries import study_summary
+from benchdash.studies.settings_diff import study_settings_diff
 from benchdash.studies.tables import scenario_tables
 
 TRIALS_PER_PAGE = 50
@@ -50,5 +53,8 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "evidence": study_evidence(study, tables, perf_clients=request.GET.get("perf_clients")),
         "steps": study_steps(study),
         "procedures": scenario_procedures(study, study.scenarios.order_by("slug")),
+        "settings_diff": study_settings_diff(study),
+        "noise": noise_summary(study.noise_check),
+        "progress": study_progress(study),
     }
     return render(request, "studies/detail.html", ctx)

@@ -16,6 +16,7 @@ from benchdash.studies.models import Study
 from benchdash.studies.progress import study_progress
 
 QUEUE_PERMISSION = "studies.add_study"
+CANCEL_PERMISSION = "studies.cancel_study"
 OFFICIAL_PERMISSION = "studies.mark_official"
 QUEUE_UNREACHABLE = gettext_lazy(
     "Study saved and queued: %(count)s trials. The queue (Redis) cannot be reached now: the study starts once it can."
@@ -41,7 +42,7 @@ def study_new(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@permission_required(QUEUE_PERMISSION, raise_exception=True)
+@permission_required(CANCEL_PERMISSION, raise_exception=True)
 @require_POST
 def study_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=pk)
@@ -53,7 +54,7 @@ def study_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-@permission_required(QUEUE_PERMISSION, raise_exception=True)
+@permission_required(CANCEL_PERMISSION, raise_exception=True)
 @require_POST
 def study_retry_failed(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=pk)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from html import escape
 
 from django.utils.translation import gettext as _
@@ -15,8 +16,17 @@ from benchdash.studies.results import Point
 from benchdash.trends.index import INDEX_START, IndexPoint
 
 
-def index_figure(points: Sequence[IndexPoint], *, title: str = "") -> dict:
-    """The chained version index: one line per segment, so the line breaks where no study links two versions.
+@dataclass(frozen=True)
+class MatrixTrace:
+    """A version matrix's own line beside the index: its label and (major, value) in version order."""
+
+    label: str
+    values: list[tuple[str, float]]
+
+
+def index_figure(points: Sequence[IndexPoint], *, title: str = "", matrices: Sequence[MatrixTrace] = ()) -> dict:
+    """The chained version index: one line per segment, so the line breaks where no study links two versions;
+    and each official version matrix as one dashed line of its own.
 
     x is categorical in version order; each point's hover names the study that measured the link reaching it.
     """
@@ -24,7 +34,9 @@ def index_figure(points: Sequence[IndexPoint], *, title: str = "") -> dict:
     for point in points:
         segments[point.segment].append(point)
     traces = [_segment_trace(number, segment) for number, segment in sorted(segments.items())]
-    versions = sorted({point.version for point in points}, key=version_sort_key)
+    traces += [_matrix_trace(number, matrix) for number, matrix in enumerate(matrices, start=len(segments) + 1)]
+    matrix_versions = {version for matrix in matrices for version, _value in matrix.values}
+    versions = sorted({point.version for point in points} | matrix_versions, key=version_sort_key)
     layout = {
         "title": {"text": title, "font": {"size": 15}},
         "xaxis": {
@@ -46,7 +58,7 @@ def index_figure(points: Sequence[IndexPoint], *, title: str = "") -> dict:
                 "line": {"color": "#adb5bd", "width": 1, "dash": "dot"},
             }
         ],
-        "showlegend": len(segments) > 1,
+        "showlegend": len(segments) + len(matrices) > 1,
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
         "margin": {"l": 70, "r": 20, "t": 70 if title else 40, "b": 50},
         "annotations": [
@@ -77,6 +89,24 @@ def _segment_trace(number: int, segment: list[IndexPoint]) -> dict:
         "hoverinfo": "text",
         "line": {"color": color, "width": 2.5},
         "marker": {"color": color, "size": 9},
+    }
+
+
+def _matrix_trace(number: int, matrix: MatrixTrace) -> dict:
+    color = PALETTE[(number - 1) % len(PALETTE)]
+    name = _("version matrix: %(study)s") % {"study": matrix.label}
+    return {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": name,
+        "x": [version for version, _value in matrix.values],
+        "y": [round(value, 2) for _version, value in matrix.values],
+        "hovertext": [
+            f"<b>PostgreSQL {escape(version)}</b>: {value:.1f}<br>{escape(name)}" for version, value in matrix.values
+        ],
+        "hoverinfo": "text",
+        "line": {"color": color, "width": 2, "dash": "dash"},
+        "marker": {"color": color, "size": 7, "symbol": "diamond"},
     }
 
 

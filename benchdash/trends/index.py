@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from benchdash.inventory.models import major_version, version_sort_key
-from benchdash.studies.results import Point
+from benchdash.studies.results import Point, plausible_tps
 
 INDEX_START = 100.0
 # Rule 2: which statistic a link is best made of, first to last.
@@ -243,7 +243,7 @@ def study_links(study: StudyRef, points: Iterable[Point]) -> list[VersionLink]:
     figures: dict[int, dict[Level, float]] = defaultdict(dict)
     versions: dict[int, str] = {}
     for point in points:
-        if point.median and point.median > 0:
+        if plausible_tps(point.median):
             clients = None if study.statistic == PEAK else point.clients
             figures[point.build_id][(clients, point.conditions)] = point.median
             versions[point.build_id] = point.build_version

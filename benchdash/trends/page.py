@@ -6,10 +6,11 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from benchdash.studies.matrix import MatrixPoint, matrix_line
 from benchdash.studies.models import Study
 from benchdash.studies.results import Point
-from benchdash.trends.charts import index_figure, study_curves_figure
-from benchdash.trends.index import IndexPoint, LinkVerdict, ScenarioTrend, link_verdicts
+from benchdash.trends.charts import MatrixTrace, index_figure, study_curves_figure
+from benchdash.trends.index import INDEX_START, IndexPoint, LinkVerdict, ScenarioTrend, link_verdicts
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,22 @@ class StudyChart:
 
 
 @dataclass(frozen=True)
+class MatrixLine:
+    """An official version matrix (a measured study of MATRIX_MAJORS majors or more): its own line, every link from the
+    one study and host, drawn beside the chained index from the index's value at its oldest major (100 when the
+    index does not reach that major)."""
+
+    study: Study
+    points: list[MatrixPoint]
+    anchor: float
+
+    @property
+    def trace(self) -> MatrixTrace:
+        values = [(point.version, point.index * self.anchor / INDEX_START) for point in self.points]
+        return MatrixTrace(f"{self.study.year} {self.study.title}", values)
+
+
+@dataclass(frozen=True)
 class TrendSection:
     trend: ScenarioTrend
     figure_id: str
@@ -38,6 +55,7 @@ class TrendSection:
     rows: list[IndexRow]
     studies: list[StudyChart] = field(default_factory=list)
     links: list[LinkVerdict] = field(default_factory=list)
+    matrices: list[MatrixLine] = field(default_factory=list)
 
 
 def trend_sections(trends: list[ScenarioTrend], studies: Mapping[int, Study]) -> list[TrendSection]:
@@ -59,14 +77,30 @@ def _section(trend: ScenarioTrend, studies: Mapping[int, Study]) -> TrendSection
         for ref in reversed(trend.studies)
         if ref.study_id in studies
     ]
+    matrices = _matrix_lines(trend, studies, by_study)
     return TrendSection(
         trend=trend,
         figure_id=f"index-{trend.scenario_id}",
-        figure=index_figure(trend.index),
+        figure=index_figure(trend.index, matrices=[matrix.trace for matrix in matrices]),
         rows=index_rows(trend.index),
         studies=charts,
         links=link_verdicts(trend.links, trend.index),
+        matrices=matrices,
     )
+
+
+def _matrix_lines(
+    trend: ScenarioTrend, studies: Mapping[int, Study], by_study: Mapping[int, list[Point]]
+) -> list[MatrixLine]:
+    indexed = {point.version: point.index for point in trend.index}
+    lines = []
+    # Measured matrices only: a published study of three versions keeps to the index, as its source drew it.
+    measured = [ref for ref in trend.studies if ref.study_id in studies and not studies[ref.study_id].is_published]
+    for ref in measured:
+        points = matrix_line(by_study[ref.study_id])
+        if points:
+            lines.append(MatrixLine(studies[ref.study_id], points, indexed.get(points[0].version, INDEX_START)))
+    return lines
 
 
 def _study_chart(trend: ScenarioTrend, study: Study, points: list[Point]) -> StudyChart:

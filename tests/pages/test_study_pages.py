@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from benchdash.studies.models import Study, Trial
-from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
+from benchdash.studies.models import Study
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory, succeeded_runs
 
 
 def figure(page: str, figure_id: str) -> dict:
@@ -39,18 +39,7 @@ def measured_study(db):
         (old, 2): [200.0, 210.0, 205.0],
         (new, 2): [300.0, 290.0, 310.0],
     }
-    for (build, clients), tps_values in figures.items():
-        for repetition, tps in enumerate(tps_values, start=1):
-            TrialFactory(
-                study=study,
-                build=build,
-                scenario=scenario,
-                clients=clients,
-                repetition=repetition,
-                status=Trial.Status.SUCCEEDED,
-                tps=tps,
-                latency_avg_ms=1000 / tps,
-            )
+    succeeded_runs(study, scenario, figures)
     return study
 
 
@@ -154,18 +143,33 @@ def test_it_charts_medians_with_min_to_max_bars_one_line_per_build(client, measu
 
 
 @pytest.mark.django_db
-def test_it_marks_where_the_ranges_do_not_overlap_and_says_what_the_mark_means(client, measured_study):
+def test_three_runs_a_side_show_their_spread_and_are_too_few_to_tell(client, measured_study):
     page = client.get(reverse("studies:detail", args=[measured_study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     rows = comparison_rows(page)
     assert rows[0] == [
         ["1"],
-        ["110.00", "(100.00", "–", "120.00)", "n=3"],
-        ["115.00", "(105.00", "–", "125.00)", "n=3"],
-        ["105%"],
+        ["110.00", "(100.00", "–", "120.00)", "n=3", "CV", "9.1%"],
+        ["115.00", "(105.00", "–", "125.00)", "n=3", "CV", "8.7%"],
+        ["105%", "too", "few", "runs", "to", "tell"],
     ]
-    assert rows[1][-1] == ["146%", "▲"]
-    assert "the lowest-to-highest ranges of the two builds do not overlap" in page
+    assert rows[1][-1] == ["146%", "too", "few", "runs", "to", "tell"]  # ranges apart, yet 3 runs cannot say
+    assert "the 95% interval of the ratio" in page
     assert "significant" not in page.lower()
+
+
+@pytest.mark.django_db
+def test_five_runs_a_side_give_an_interval_and_a_verdict_at_the_threshold(client, measured_study):
+    scenario, old = measured_study.scenarios.get(), measured_study.baseline
+    new = measured_study.builds.exclude(pk=old.pk).get()
+    extra = {(old, 1): [115.0, 105.0], (new, 1): [110.0, 120.0], (old, 2): [195.0, 215.0], (new, 2): [295.0, 305.0]}
+    succeeded_runs(measured_study, scenario, extra, first_repetition=4)
+    page = client.get(reverse("studies:detail", args=[measured_study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    rows = comparison_rows(page)
+    # clients 1: the 3rd smallest and 3rd largest of the 25 pairwise ratios, 110/120 and 125/105.
+    assert rows[0][-1] == ["105%", "[91.7%", "–", "119.0%]", "can&#x27;t", "tell"]
+    # clients 2: 290/210 .. 310/200, wholly above +2%.
+    assert rows[1][-1] == ["146%", "[138.1%", "–", "155.0%]", "faster"]
+    assert "lies above +2%" in page
 
 
 @pytest.mark.django_db
@@ -202,4 +206,4 @@ def test_an_anonymous_visitor_is_sent_to_login_for_a_study_when_reading_is_not_p
     settings.PUBLIC_READ = False
     for url in (reverse("studies:list"), reverse("studies:detail", args=[measured_study.pk])):
         response = client.get(url)
-        assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")

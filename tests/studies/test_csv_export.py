@@ -85,6 +85,33 @@ def test_a_summary_file_gives_median_range_and_ratio(client, study_2021):
     assert (newer["build_version"], newer["median_tps"], newer["n"]) == ("14.0", "412.9373", "1")
     assert float(newer["ratio_to_baseline"]) == pytest.approx(412.9373 / 437.2413)
     assert newer["ranges_disjoint"] == ""  # one run a side: a range says nothing, so it cannot tell
+    assert (newer["cv"], newer["ratio_low"], newer["ratio_high"], newer["verdict"]) == ("", "", "", "too_few_runs")
+    assert (baseline["verdict"], newer["threshold"]) == ("", "0.02")
+
+
+def test_a_summary_file_gives_the_spread_interval_and_verdict_of_five_runs(client, study_2021):
+    v13, v14 = (study_2021.builds.get(version=version) for version in ("13.4", "14.0"))
+    scenario = study_2021.scenarios.get()
+    runs = {v13: [437.2413, 430.0, 440.0, 445.0, 435.0], v14: [412.9373, 410.0, 415.0, 405.0, 420.0]}
+    Trial.objects.filter(study=study_2021).delete()
+    for build, tps_values in runs.items():
+        for repetition, tps in enumerate(tps_values, start=1):
+            TrialFactory(
+                study=study_2021,
+                build=build,
+                scenario=scenario,
+                clients=1,
+                repetition=repetition,
+                status=Trial.Status.SUCCEEDED,
+                tps=tps,
+            )
+    _, rows = _download(client, reverse("studies:summary_csv", args=[study_2021.id]))
+    baseline, newer = (dict(zip(SUMMARY_HEADER, row, strict=True)) for row in rows[1:])
+    assert float(baseline["cv"]) == pytest.approx(0.012782, abs=1e-6)
+    assert float(newer["ratio_low"]) == pytest.approx(410 / 445)  # 3rd smallest of the 25 pairwise ratios
+    assert float(newer["ratio_high"]) == pytest.approx(415 / 430)  # 3rd largest
+    assert float(newer["interval_confidence"]) == pytest.approx(1 - 8 / 252)
+    assert newer["verdict"] == "slower"
 
 
 def test_a_trends_file_holds_the_index_then_the_points(client, study_2021):

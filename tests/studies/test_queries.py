@@ -81,6 +81,8 @@ def test_the_study_summary_matches_the_pure_summary(two_studies):
         )
         assert sql_point.ratio == pytest.approx(python_point.ratio)
         assert sql_point.ranges_disjoint == python_point.ranges_disjoint
+        assert sql_point.runs == pytest.approx(python_point.runs)
+        assert (sql_point.interval, sql_point.verdict) == (python_point.interval, python_point.verdict)
 
 
 def test_the_trends_chain_the_two_studies_medians(two_studies):

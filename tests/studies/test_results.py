@@ -2,7 +2,7 @@
 
 import pytest
 
-from benchdash.studies.results import TpsRow, compare_with_baseline, ranges_disjoint, summarize
+from benchdash.studies.results import Point, TpsRow, compare_with_baseline, ranges_disjoint, summarize
 
 V13, V14 = 1, 2
 REFERENCE, UPDATE = 10, 11
@@ -112,3 +112,28 @@ def test_it_orders_points_by_scenario_clients_and_version():
     rows = _rows(V14, 16, 2.0) + _rows(V13, 16, 1.0) + _rows(V14, 1, 2.0) + _rows(V13, 1, 1.0)
     order = [(p.clients, p.build_version) for p in summarize(rows, V13)]
     assert order == [(1, "13.4"), (1, "14.0"), (16, "13.4"), (16, "14.0")]
+
+
+def test_a_point_keeps_its_runs_ascending_and_their_spread():
+    point = _point(summarize(_rows(V13, 1, 110.0, 90.0, 100.0), V13), V13, 1)
+    assert point.runs == (90.0, 100.0, 110.0)
+    assert point.cv == pytest.approx(0.1)
+
+
+def test_the_comparison_gives_the_interval_and_the_verdict_at_the_threshold():
+    rows = _rows(V13, 1, 95.0, 96.0, 94.0, 97.0, 93.0) + _rows(V14, 1, 100.0, 102.0, 98.0, 101.0, 99.0)
+    points = compare_with_baseline(summarize(rows, V13), V13, threshold=0.02)
+    newer = _point(points, V14, 1)
+    assert (newer.interval.low, newer.interval.high) == pytest.approx((98 / 96, 102 / 94))
+    assert newer.verdict == "faster"
+    assert _point(compare_with_baseline(points, V13, threshold=0.03), V14, 1).verdict == "cant_tell"
+    assert _point(points, V13, 1).verdict is None
+
+
+def test_a_published_figure_has_no_runs_and_no_verdict():
+    published = [
+        Point(1, build, f"b{build}", version, REFERENCE, "reference", 1, tps, None, None, 3)
+        for build, version, tps in ((V13, "13.4", 437.2413), (V14, "14.0", 412.9373))
+    ]
+    newer = _point(compare_with_baseline(published, V13), V14, 1)
+    assert (newer.ratio_percent, newer.interval, newer.verdict, newer.cv) == (94, None, None, None)

@@ -212,3 +212,40 @@ def test_queueing_needs_the_csrf_token(member, setup_rows):
     response = post(strict, valid_data(setup_rows, seed="1"))
     assert response.status_code == 403
     assert Study.objects.count() == 0
+
+
+def test_the_preview_gives_the_time_if_every_cell_runs_to_the_adaptive_cap(client, member, setup_rows):
+    response = post(client, valid_data(setup_rows, max_repetitions="6", seed="1"), action="preview")
+    preview = response.context["preview"]
+    assert (preview["trials"], preview["cap"], preview["cap_trials"]) == (24, 6, 48)
+    assert preview["cap_minutes"] > 1.9 * preview["minutes"]
+    assert "up to 48 with adaptive repetitions" in response.content.decode()
+    assert Study.objects.count() == 0
+
+
+def test_it_queues_a_study_with_adaptive_repetitions_and_its_threshold_as_a_fraction(client, member, setup_rows):
+    post(client, valid_data(setup_rows, max_repetitions="8", threshold="1.5"))
+    study = Study.objects.get()
+    assert (study.repetitions, study.max_repetitions, study.threshold) == (3, 8, 0.015)
+    assert study.trials.count() == 24  # the extra rounds are planned only when they are needed
+
+
+def test_an_empty_threshold_is_two_percent_and_adaptive_repetitions_are_off(client, member, setup_rows):
+    post(client, valid_data(setup_rows))
+    study = Study.objects.get()
+    assert (study.max_repetitions, study.threshold) == (None, 0.02)
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"max_repetitions": "3"}, "max_repetitions", "More than the planned repetitions"),
+        ({"max_repetitions": "51"}, "max_repetitions", "less than or equal to 50"),
+        ({"threshold": "-1"}, "threshold", "greater than or equal to 0"),
+        ({"threshold": "two"}, "threshold", "Enter a number"),
+    ],
+)
+def test_it_refuses_a_bad_cap_or_threshold_and_saves_nothing(client, member, setup_rows, changes, field, message):
+    response = post(client, valid_data(setup_rows, **changes))
+    assert message in " ".join(response.context["form"].errors[field])
+    assert Study.objects.count() == 0

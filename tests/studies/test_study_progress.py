@@ -3,7 +3,7 @@
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import Group, User
 from django.urls import reverse
 from django.utils import timezone
 
@@ -50,9 +50,9 @@ def test_the_progress_json_answers_the_live_panel(client, running_study):
     assert data["current"]["clients"] == 4 and data["ended"] is False
 
 
-def test_the_study_page_shows_the_live_panel_with_a_cancel_form_for_a_member(client, running_study):
+def test_the_study_page_shows_the_live_panel_with_a_cancel_form_for_a_member(client, running_study, member_roles):
     user = User.objects.create_user("member", password="pw-member-1")
-    user.user_permissions.add(Permission.objects.get(codename="add_study"))
+    user.groups.add(Group.objects.get(name="Members: cancel and retry"))
     client.force_login(user)
     page = client.get(reverse("studies:detail", args=[running_study.pk])).content.decode()
     assert 'id="study-live"' in page
@@ -67,6 +67,13 @@ def test_a_visitor_sees_the_panel_without_the_buttons(client, running_study):
     assert reverse("studies:cancel", args=[running_study.pk]) not in page
 
 
+def test_the_panel_is_drawn_with_the_progress_before_the_first_poll(client, running_study):
+    page = client.get(reverse("studies:detail", args=[running_study.pk])).content.decode()
+    assert 'aria-valuenow="37.5"' in page and 'style="width: 37.5%"' in page
+    assert '<span data-live="finished">3</span> / <span data-live="total">8</span>' in page
+    assert '<dd data-live="failed">1</dd>' in page
+
+
 def test_a_published_study_has_no_live_panel(client):
     study = StudyFactory(kind=Study.Kind.PUBLISHED, status=Study.Status.DONE)
     assert 'id="study-live"' not in client.get(reverse("studies:detail", args=[study.pk])).content.decode()
@@ -78,3 +85,18 @@ def test_a_finished_study_has_nothing_left(running_study):
     running_study.refresh_from_db()
     progress = study_progress(running_study)
     assert progress.ended and progress.remaining_s == 0.0 and progress.finished == 8
+
+
+def test_with_adaptive_repetitions_it_says_how_many_trials_the_study_can_reach(client, running_study):
+    running_study.builds.set([BuildFactory(version="14.0"), BuildFactory(version="15.0")])
+    running_study.scenarios.set([ScenarioFactory()])
+    Study.objects.filter(pk=running_study.pk).update(client_levels=[1, 2, 4], max_repetitions=6)
+    running_study.refresh_from_db()
+    assert study_progress(running_study).most_trials == 2 * 1 * 3 * 6
+    assert client.get(reverse("studies:progress", args=[running_study.pk])).json()["most_trials"] == 36
+    page = client.get(reverse("studies:detail", args=[running_study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "(adaptive repetitions: up to 36)" in page
+
+
+def test_without_adaptive_repetitions_there_is_no_cap(running_study):
+    assert study_progress(running_study).most_trials is None

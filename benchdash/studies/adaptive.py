@@ -1,0 +1,74 @@
+"""Adaptive repetitions: after its planned rounds, a study runs another round of the cells whose interval still
+crosses its threshold, until each is settled or has run `max_repetitions` trials.
+
+1. The rule (pure, `cells_to_repeat`): a compared point whose interval is not settled at the threshold
+   (uncertainty.is_settled: too few runs, or crossing 1 - t or 1 + t) needs more runs, and so does the
+   baseline's point it is compared with; a cell that has `cap` trials already gets no more.
+2. `study_extend`, called when a study has no pending or running trial left: plans one more round of those
+   cells (plan.plan_round: shuffled by the seed and the round's number) at the end of the run order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from django.db import transaction
+from django.db.models import Count, Max
+
+from benchdash.studies.models import Study, Trial
+from benchdash.studies.plan import ScenarioRule, plan_round
+from benchdash.studies.queries import study_summary
+from benchdash.studies.results import Point
+from benchdash.studies.uncertainty import is_settled
+
+Cell = tuple[int, int, int]  # build, scenario, clients
+
+
+def cells_to_repeat(
+    points: Iterable[Point], baseline_build_id: int | None, *, threshold: float, trials: Mapping[Cell, int], cap: int
+) -> set[Cell]:
+    """The cells that get one more run: see the module's step 1. `points` are compared with the baseline
+    (ratio and interval filled); `trials` is how many trials each cell has had."""
+    points = list(points)
+    baselines = {(p.scenario_id, p.clients): p for p in points if p.build_id == baseline_build_id}
+    cells: set[Cell] = set()
+    for point in points:
+        baseline = baselines.get((point.scenario_id, point.clients))
+        if point.ratio is None or baseline is None or is_settled(point.interval, threshold):
+            continue
+        cells |= {(p.build_id, p.scenario_id, p.clients) for p in (point, baseline)}
+    return {cell for cell in cells if trials.get(cell, 0) < cap}
+
+
+def study_extend(*, study_id: int) -> int:
+    """Queue one more round of the study's unsettled cells (step 2); returns how many trials it added (0: the
+    study has no adaptive repetitions, is not active, still has trials to run, or every cell is settled)."""
+    with transaction.atomic():
+        study = Study.objects.select_for_update().get(pk=study_id)
+        if not study.max_repetitions or study.status not in (Study.Status.QUEUED, Study.Status.RUNNING):
+            return 0
+        trials = study.trials.filter(published=False)
+        if trials.filter(status__in=(Trial.Status.PENDING, Trial.Status.RUNNING)).exists():
+            return 0
+        counts = dict(
+            ((build, scenario, clients), count)
+            for build, scenario, clients, count in trials.values_list("build_id", "scenario_id", "clients")
+            .annotate(count=Count("pk"))
+            .order_by()
+        )
+        cells = cells_to_repeat(
+            study_summary(study), study.baseline_id, threshold=study.threshold, trials=counts, cap=study.max_repetitions
+        )
+        if not cells:
+            return 0
+        last = study.trials.aggregate(repetition=Max("repetition"), position=Max("position"))
+        scenarios = study.scenarios.all()
+        planned = plan_round(
+            cells=sorted(cells),
+            scenarios=[ScenarioRule(scenario.pk, scenario.reset, scenario.prewarm) for scenario in scenarios],
+            repetition=(last["repetition"] or 0) + 1,
+            seed=study.seed,
+            first_position=(last["position"] or 0) + 1,
+            order=study.run_order,
+        )
+        return study.add_planned_trials(planned)

@@ -1,0 +1,186 @@
+"""How sure a difference is: the run-to-run spread of a cell, the interval of a ratio, and the verdict.
+
+Pure functions over TPS values, no database and no randomness: the same runs always give the same figures.
+The method (docs/STATISTICS.md):
+
+1. Spread of a cell: the coefficient of variation of its runs' TPS (sample standard deviation / mean).
+2. Interval of a ratio (build / baseline): the distribution-free interval that goes with the Mann-Whitney rank
+   test (Hodges and Lehmann), on log TPS. Every pairwise difference log(build run) - log(baseline run) is
+   formed; the interval runs from the k-th smallest to the k-th largest of them, k taken from the exact
+   null distribution of the Mann-Whitney count (a normal approximation above EXACT_PAIRS pairs), so that it
+   holds the true ratio with at least the stated confidence whatever the shape of the noise, provided the
+   runs are exchangeable (the random run order is there for that). Back on the ratio scale: exp().
+3. With too few runs no such interval exists at the chosen confidence (3 runs against 3 cannot reach 95%:
+   the most extreme arrangement already has probability 2/20): "too few runs to tell".
+4. Verdict at a threshold t (say 2%): faster when the whole interval lies above 1 + t, slower when it lies
+   below 1 - t, can't tell otherwise. The interval is settled (no more runs would change the verdict's
+   footing) when it lies wholly beyond one of the two edges or wholly between them.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+from functools import lru_cache
+
+CONFIDENCE = 0.95
+DEFAULT_THRESHOLD = 0.02
+# Up to this many pairs the Mann-Whitney counts are exact; above, the normal approximation is as good.
+EXACT_PAIRS = 10_000
+# The k-th pairwise difference is picked from a sorted list once the candidates are this few.
+PICK_AMONG = 4096
+
+
+class Verdict(StrEnum):
+    FASTER = "faster"
+    SLOWER = "slower"
+    CANT_TELL = "cant_tell"
+    TOO_FEW_RUNS = "too_few_runs"
+
+
+@dataclass(frozen=True)
+class RatioInterval:
+    """The interval of build / baseline TPS, and the confidence it actually holds (at least the one asked)."""
+
+    low: float
+    high: float
+    confidence: float
+
+    def within(self, threshold: float) -> bool:
+        """Wholly inside 1 +- threshold: no difference as large as the threshold."""
+        return 1 - threshold <= self.low and self.high <= 1 + threshold
+
+
+def coefficient_of_variation(runs: Sequence[float]) -> float | None:
+    """Sample standard deviation / mean of the runs; None with fewer than two runs or a zero mean."""
+    if len(runs) < 2:
+        return None
+    mean = statistics.fmean(runs)
+    return statistics.stdev(runs) / mean if mean else None
+
+
+def ratio_interval(
+    runs: Sequence[float], baseline_runs: Sequence[float], confidence: float = CONFIDENCE
+) -> RatioInterval | None:
+    """The interval of the ratio runs / baseline_runs (see the module's step 2); None when the runs are too
+    few for any interval at this confidence, or a TPS is not positive."""
+    if not runs or not baseline_runs or min(runs) <= 0 or min(baseline_runs) <= 0:
+        return None
+    rank = interval_rank(len(runs), len(baseline_runs), confidence)
+    if rank is None:
+        return None
+    k, achieved = rank
+    logs, baseline_logs = sorted(map(math.log, runs)), sorted(map(math.log, baseline_runs))
+    pairs = len(logs) * len(baseline_logs)
+    low = kth_difference(logs, baseline_logs, k)
+    high = kth_difference(logs, baseline_logs, pairs + 1 - k)
+    return RatioInterval(math.exp(low), math.exp(high), achieved)
+
+
+def study_confidence(planned: int | None, cap: int | None) -> float:
+    """The confidence of a study's intervals. With adaptive repetitions the verdict is looked at after the planned
+    runs and after every extra round, up to the cap: each look could raise a false alarm, so the 5% is shared
+    among them (Bonferroni), which keeps the study's false-alarm rate at or below 5% whatever it stops on."""
+    looks = 1 + max(0, (cap or 0) - (planned or 0))
+    return 1 - (1 - CONFIDENCE) / looks
+
+
+def verdict(interval: RatioInterval | None, threshold: float = DEFAULT_THRESHOLD) -> Verdict:
+    if interval is None:
+        return Verdict.TOO_FEW_RUNS
+    if interval.low > 1 + threshold:
+        return Verdict.FASTER
+    if interval.high < 1 - threshold:
+        return Verdict.SLOWER
+    return Verdict.CANT_TELL
+
+
+def is_settled(interval: RatioInterval | None, threshold: float = DEFAULT_THRESHOLD) -> bool:
+    """Whether the interval crosses neither 1 - threshold nor 1 + threshold (the adaptive rule's test)."""
+    if interval is None:
+        return False
+    return verdict(interval, threshold) != Verdict.CANT_TELL or interval.within(threshold)
+
+
+@lru_cache(maxsize=1024)
+def interval_rank(n: int, m: int, confidence: float = CONFIDENCE) -> tuple[int, float] | None:
+    """k, the rank of the interval's ends among the n * m pairwise differences, and the confidence it holds:
+    the largest k with P(U <= k - 1) <= (1 - confidence) / 2 for the Mann-Whitney count U of n against m
+    exchangeable runs. None when even k = 1 is too likely (too few runs)."""
+    tail = (1 - confidence) / 2
+    if n * m > EXACT_PAIRS:
+        return _normal_rank(n, m, confidence)
+    counts = _mann_whitney_counts(min(n, m), max(n, m), n * m // 2 + 1)
+    total = math.comb(n + m, n)
+    limit = Fraction(tail).limit_denominator(10**9) * total
+    below, k = 0, 0
+    for count in counts:
+        if below + count > limit:
+            break
+        below += count
+        k += 1
+    if k == 0:
+        return None
+    return k, 1 - 2 * below / total
+
+
+def _normal_rank(n: int, m: int, confidence: float) -> tuple[int, float] | None:
+    pairs = n * m
+    spread = math.sqrt(pairs * (n + m + 1) / 12)
+    z = statistics.NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+    k = math.floor(pairs / 2 - z * spread + 0.5)
+    if k < 1:
+        return None
+    achieved = 1 - 2 * statistics.NormalDist(pairs / 2, spread).cdf(k - 0.5)
+    return k, achieved
+
+
+def _mann_whitney_counts(n: int, m: int, degrees: int) -> list[int]:
+    """How many of the C(n + m, n) arrangements give U = 0, 1, ..., degrees - 1: the coefficients of the
+    Gaussian binomial [n + m choose n](q) = prod_{i=1..n} (1 - q^(m+i)) / (1 - q^i), cut at `degrees`."""
+    coefficients = [1] + [0] * (degrees - 1)
+    for i in range(1, n + 1):
+        for degree in range(degrees - 1, m + i - 1, -1):  # times (1 - q^(m+i))
+            coefficients[degree] -= coefficients[degree - m - i]
+        for degree in range(i, degrees):  # divided by (1 - q^i): a running sum with stride i
+            coefficients[degree] += coefficients[degree - i]
+    return coefficients
+
+
+def kth_difference(values: Sequence[float], others: Sequence[float], k: int) -> float:
+    """The k-th smallest (1-based) of value - other over all pairs; both sequences sorted ascending.
+
+    Narrows the value range by bisection, counting the pairs at or below a cut with one binary search per
+    value, until few candidates are left, then sorts those: about (n + m) log(n m) steps instead of n m."""
+    low, high = values[0] - others[-1] - 1.0, values[-1] - others[0]
+    while True:
+        below = _pairs_at_most(values, others, low)
+        if _pairs_at_most(values, others, high) - below <= PICK_AMONG:
+            return sorted(_pairs_between(values, others, low, high))[k - below - 1]
+        middle = (low + high) / 2
+        if not low < middle < high:
+            return high
+        if _pairs_at_most(values, others, middle) >= k:
+            high = middle
+        else:
+            low = middle
+
+
+def _pairs_at_most(values: Sequence[float], others: Sequence[float], cut: float) -> int:
+    """How many value - other <= cut, that is other >= value - cut."""
+    size = len(others)
+    return sum(size - bisect_left(others, value - cut) for value in values)
+
+
+def _pairs_between(values: Sequence[float], others: Sequence[float], low: float, high: float) -> list[float]:
+    """The differences value - other in (low, high], selected exactly as _pairs_at_most counts them."""
+    return [
+        value - other
+        for value in values
+        for other in others[bisect_left(others, value - high) : bisect_left(others, value - low)]
+    ]

@@ -1,0 +1,56 @@
+"""A/A: one build against itself (two builds pointing at the same binaries) on real runs through a real worker,
+with adaptive repetitions: every cell must say "can't tell", never faster or slower."""
+
+import csv
+import dataclasses
+import io
+
+import pytest
+from django.urls import reverse
+
+from benchdash.studies.models import Study, Trial
+from benchdash.studies.queries import study_summary
+from benchdash.studies.uncertainty import Verdict
+from tests.queue.support import form_data, register_build, register_host, wait_for
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def test_one_build_against_itself_cannot_tell_in_any_cell(
+    client, member, presets, celery_processes, local_target, installed_build
+):
+    host = register_host(local_target)
+    same = register_build(installed_build)
+    twin = register_build(dataclasses.replace(installed_build, name=f"{installed_build.name}-twin"))
+    assert twin.bin_dir == same.bin_dir and twin.pk != same.pk
+    celery_processes.worker("aa")
+    data = form_data(
+        host=host,
+        builds=[same, twin],
+        baseline=same,
+        scenarios=[presets["pgecons-reference"]],
+        repetitions="3",
+        max_repetitions="5",
+        duration="2",
+    )
+    client.post(reverse("studies:new"), data)
+    study = Study.objects.get(title="queue test")
+    wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 420, "the study to finish")
+
+    study.refresh_from_db()
+    assert study.status == Study.Status.DONE, list(study.trials.values_list("error", flat=True))
+    compared = [point for point in study_summary(study) if point.build_id == twin.pk]
+    assert [point.clients for point in compared] == [1, 2]
+    # 3 runs a side are too few: adaptive repetitions ran at least a fourth round of every cell.
+    assert all(point.n is not None and 4 <= point.n <= 5 for point in compared)
+    assert study.trials.filter(repetition__gte=4).count() >= 4
+    assert all(trial.status == Trial.Status.SUCCEEDED for trial in study.trials.all())
+    assert {point.verdict for point in compared} == {Verdict.CANT_TELL}, [
+        (point.clients, point.runs, point.interval) for point in compared
+    ]
+    # The noise check ran on the DB host before the first trial; its verdict travels with the study.
+    assert study.noise_check["verdict"] in {"quiet", "some_noise", "noisy"}
+    assert len(study.noise_check["facts"]["micro_us"]) == 10
+    response = client.get(reverse("studies:summary_csv", args=[study.pk]))
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
+    assert [row["verdict"] for row in rows if row["baseline"] == "false"] == ["cant_tell", "cant_tell"]

@@ -1,0 +1,22 @@
+"""The host page's "Check noise now" through a real worker: the check runs on the host and its report lands there."""
+
+import pytest
+from django.urls import reverse
+
+from benchdash.inventory.models import Host
+from tests.queue.support import register_host, wait_for
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def test_check_noise_now_runs_the_check_on_the_host_through_a_worker(client, member, celery_processes, local_target):
+    host = register_host(local_target)
+    celery_processes.worker("noise")
+    response = client.post(reverse("inventory:host_noise_check", args=[host.pk]))
+    assert response.status_code == 302
+    wait_for(lambda: Host.objects.get(pk=host.pk).noise_checked_at, 90, "the noise check")
+    report = Host.objects.get(pk=host.pk).noise_check
+    assert report["verdict"] in {"quiet", "some_noise", "noisy"}
+    assert len(report["facts"]["micro_us"]) == 10 and report["facts"]["cpus"] >= 1
+    page = client.get(reverse("inventory:host_detail", args=[host.pk])).content.decode()
+    assert "checked " in page and "Check noise now" in page
