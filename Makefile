@@ -12,10 +12,12 @@ endif
 setup:
 	@bash deploy/setup.sh
 
+# Development: DEBUG on unless .env or the environment says otherwise (settings.py's default is off); the web
+# server, the worker and beat run as the unprivileged run user when this runs as root (deploy/as-run-user.sh).
 run: setup
 	@.venv/bin/python manage.py ensure_admin
 	@echo "benchdash: http://127.0.0.1:8000  (Ctrl-C stops the web server, worker and beat)"
-	@.venv/bin/honcho --procfile deploy/Procfile --app-root . start
+	@DEBUG=$${DEBUG:-true} .venv/bin/honcho --procfile deploy/Procfile --app-root . start
 
 need-venv:
 	@test -x .venv/bin/python || { echo "benchdash: no .venv here: run make test or make run once first" >&2; exit 1; }

@@ -118,10 +118,8 @@ def main() -> None:
     import redis
 
     redis.Redis.from_url(REDIS).flushdb()
-    from engine_overhead import ssh_host
-
     from tests.queue.support import register_host
-    from tests.sshd import local_work_dir
+    from tests.sshd import local_work_dir, running_sshd
 
     work_dir = local_work_dir("benchdash-bench-local-")
     builds = setup_rows(work_dir)
@@ -135,7 +133,7 @@ def main() -> None:
         print(f"1. one host: wall {local_wall:.1f} s, inside pgbench {pgbench_s:.0f} s, share {share:.2f}")
         if args.skip_two_hosts:
             return
-        with ssh_host() as spec:
+        with running_sshd("bench-ssh") as spec:
             register_host(spec)
             ssh_study = queue(spec.name, builds, args)
             ssh_wall = wait_all([ssh_study])

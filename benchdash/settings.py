@@ -1,5 +1,6 @@
 """benchdash settings: every value comes from the environment (see .env.example)."""
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -7,17 +8,28 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from benchdash.env import env_bool, env_int, env_list, env_str
+from benchdash.env import (
+    env_bool,
+    env_float_list,
+    env_int,
+    env_list,
+    env_service_url,
+    env_str,
+    generated_secret,
+    secret_file,
+    url_credentials,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BENCHDASH_VAR_DIR", str(BASE_DIR / "var")))
 
-DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = env_str("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY is required when DEBUG is off")
-    SECRET_KEY = "django-insecure-benchdash-local-development-only"  # noqa: S105 (DEBUG only)
+# Off unless set: `make run` sets it for development. Even on, only a visitor on this machine sees a debug page
+# (benchdash/debug_guard.py).
+DEBUG = env_bool("DEBUG", False)
+# Generated secrets: 0600 files in a 0700 directory (deploy/setup.sh keeps the store's and Redis's passwords there).
+SECRETS_DIR = Path(env_str("BENCHDASH_SECRETS_DIR", str(VAR_DIR / "secrets")))
+# SECRET_KEY, or else one generated once into SECRETS_DIR/secret-key.
+SECRET_KEY = env_str("SECRET_KEY", "") or generated_secret(SECRETS_DIR / "secret-key")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -37,11 +49,15 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files (CSS, JS, plotly.js) come from the WSGI server itself, with DEBUG off too.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "benchdash.access.LoginRequiredUnlessPublicRead",
+    "benchdash.debug_guard.DebugPagesForThisMachineOnly",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -65,9 +81,20 @@ TEMPLATES = [
     },
 ]
 
+# The store and the broker: DATABASE_URL / REDIS_URL, or else the ones deploy/setup.sh runs on this machine, on
+# BENCHDASH_PG_PORT / BENCHDASH_REDIS_PORT (deploy/lib.sh reads the same variables, with the same defaults), with the
+# passwords it generated (0600 files in SECRETS_DIR).
+STORE_CREDENTIALS = url_credentials("benchdash", secret_file(SECRETS_DIR / "store-password"))
+REDIS_CREDENTIALS = url_credentials("", secret_file(SECRETS_DIR / "redis-password"))
+DATABASE_URL = env_service_url(
+    "DATABASE_URL", f"postgres://{STORE_CREDENTIALS}127.0.0.1:{{port}}/benchdash", "BENCHDASH_PG_PORT", 54329
+)
+REDIS_URL = env_service_url(
+    "REDIS_URL", f"redis://{REDIS_CREDENTIALS}127.0.0.1:{{port}}/0", "BENCHDASH_REDIS_PORT", 63799
+)
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", "postgres://benchdash@127.0.0.1:54329/benchdash"),
+        DATABASE_URL,
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
     )
 }
@@ -82,7 +109,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
-LOGIN_URL = "admin:login"
+DEFAULT_EXCEPTION_REPORTER = "benchdash.debug_guard.GuardedExceptionReporter"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = LOGOUT_REDIRECT_URL = "trends:index"
 
 LANGUAGE_CODE = "ja"
 LANGUAGES = [("ja", _("Japanese")), ("en", _("English"))]
@@ -100,7 +129,9 @@ MEDIA_ROOT = VAR_DIR / "media"
 S3_BUCKET = env_str("BENCHDASH_S3_BUCKET", "")
 STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    # collectstatic (deploy/setup.sh) also writes gzip copies, which whitenoise serves to browsers that take them.
+    # Not the manifest storage: its hashed names need collectstatic before any page renders, tests included.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 if S3_BUCKET:
     STORAGES["default"] = {
@@ -111,6 +142,17 @@ if S3_BUCKET:
             "region_name": env_str("AWS_DEFAULT_REGION", "us-east-1"),
         },
     }
+
+# Behind a reverse proxy that ends TLS and sets X-Forwarded-Proto (deploy/SCALE-OUT.md, "Serving"): cookies only over
+# HTTPS, plain HTTP redirected, and browsers told to keep to HTTPS (HSTS).
+HTTPS = env_bool("BENCHDASH_HTTPS", False)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("BENCHDASH_HSTS_SECONDS", 31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
 
 # Reading (trends, studies, hosts, builds, CSV) can be opened to anonymous visitors;
 # queueing, cancelling and administration always need a login.
@@ -126,7 +168,6 @@ BUILDS_DIR = Path(env_str("BENCHDASH_BUILDS_DIR", str(VAR_DIR / "builds")))
 SSH_KEY_DIR = Path(env_str("BENCHDASH_SSH_KEY_DIR", str(VAR_DIR / "ssh")))
 NPM_REGISTRY = env_str("BENCHDASH_NPM_REGISTRY", "https://registry.npmjs.org")
 
-REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:63799/0")
 CELERY_BROKER_URL = REDIS_URL
 # kombu's Redis transport with the fix that keeps a worker alive when Redis restarts (benchdash/broker.py).
 CELERY_BROKER_TRANSPORT = "benchdash.broker:Transport"
@@ -156,7 +197,22 @@ TRIAL_HEARTBEAT_S = env_int("BENCHDASH_TRIAL_HEARTBEAT_S", 10)
 TRIAL_STALE_AFTER_S = env_int("BENCHDASH_TRIAL_STALE_AFTER_S", 120)
 TRIAL_MAX_ATTEMPTS = env_int("BENCHDASH_TRIAL_MAX_ATTEMPTS", 3)
 HOST_BUSY_RETRY_S = env_int("BENCHDASH_HOST_BUSY_RETRY_S", 15)
+# An attempt whose host does not answer tries again after these growing delays (the last one repeats), and
+# gives up, failing the study with the reason, once the host has been unreachable for HOST_WAIT_LIMIT_S.
+HOST_WAIT_DELAYS_S = env_float_list("BENCHDASH_HOST_WAIT_DELAYS_S", [5.0, 10.0, 20.0, 40.0, 60.0])
+HOST_WAIT_LIMIT_S = env_int("BENCHDASH_HOST_WAIT_LIMIT_S", 900)
+if not 0 < HOST_WAIT_LIMIT_S < TRIAL_TIME_LIMIT - TRIAL_SETUP_MARGIN_S:
+    raise ImproperlyConfigured(
+        "BENCHDASH_HOST_WAIT_LIMIT_S must be above 0 and below "
+        "BENCHDASH_TRIAL_TIME_LIMIT less BENCHDASH_TRIAL_SETUP_MARGIN_S"
+    )
 CELERY_TASK_ALWAYS_EAGER = False
+# The DB hosts whose trials this worker takes (their queues host.<name>); empty: every registered host,
+# looked up again every WORKER_HOSTS_REFRESH_S seconds (benchdash/worker_queues.py).
+WORKER_HOSTS = env_list("BENCHDASH_WORKER_HOSTS", [])
+if any(not re.fullmatch(r"[-a-zA-Z0-9_]+", name) for name in WORKER_HOSTS):
+    raise ImproperlyConfigured(f"BENCHDASH_WORKER_HOSTS must be host names separated by commas, not {WORKER_HOSTS}")
+WORKER_HOSTS_REFRESH_S = env_int("BENCHDASH_WORKER_HOSTS_REFRESH_S", 30)
 # How often beat looks for trials whose worker vanished (benchdash/celery.py schedules it).
 REQUEUE_EVERY_S = env_int("BENCHDASH_REQUEUE_EVERY", 60)
 

@@ -16,18 +16,26 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any, TypeVar
 
 from celery import shared_task
+from celery.signals import worker_ready
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
-from benchdash.celery import REQUEUE_TASK, RUN_TRIAL_TASK
+from benchdash.celery import NOISE_CHECK_TASK, REQUEUE_TASK, RUN_TRIAL_TASK
+from benchdash.inventory.models import Host
 from benchdash.studies import services
+from benchdash.studies.dispatch import broker_emptied
 from benchdash.studies.models import Trial
-from benchdash.studies.specs import cancelled_trial_spec, trial_spec
+from benchdash.studies.noise import noise_check_keep, study_needs_noise_check
+from benchdash.studies.specs import cancelled_trial_spec, host_spec, trial_spec
+from benchdash.worker_queues import serve_hosts
 from workers.attempt import run_attempt, stop_server_kept_for
+from workers.host_wait import HostPatience
+from workers.preflight import check_host
 from workers.spec import TrialOutcome
 
 logger = logging.getLogger(__name__)
@@ -69,7 +77,10 @@ def run_study_trial(self: Any, trial_id: int) -> str:
     spec = trial_spec(trial)
     watch = AttemptWatch(trial.pk, trial.attempts)
     with heartbeat(watch):
-        outcome = run_attempt(spec, should_cancel=watch.should_stop)
+        if study_needs_noise_check(trial):  # before the first trial: the host is this study's now
+            noise_check_keep(report=check_host(spec.db_host), host_id=trial.host_id, study_id=trial.study_id)
+        patience = HostPatience(tuple(settings.HOST_WAIT_DELAYS_S), settings.HOST_WAIT_LIMIT_S)
+        outcome = run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
         trial = store_outcome(trial, outcome)
     if trial.status != Trial.Status.RUNNING:  # running: a later attempt has it, and its end goes on
         with_store_retry(lambda: services.study_continue(study_id=trial.study_id), "send the next trial")
@@ -77,14 +88,43 @@ def run_study_trial(self: Any, trial_id: int) -> str:
     return str(trial.status)
 
 
+@worker_ready.connect
+def consume_host_queues(sender: Any, **kwargs: Any) -> None:
+    """As the worker gets ready: take the trials of the hosts it serves (benchdash/worker_queues.py)."""
+    serve_hosts(sender)
+
+
 @shared_task(name=REQUEUE_TASK)
 def requeue_orphaned_studies() -> list[int]:
-    """Beat: put back trials whose worker vanished and resend studies with no task in flight."""
+    """Beat: put back trials whose worker vanished and resend studies with no task in flight (at once when the
+    broker lost its data)."""
     close_old_connections()
-    resent = services.trials_orphaned()
+    resent = services.trials_orphaned(broker_emptied=broker_emptied())
     if resent:
         logger.warning("resent orphaned trials: %s", resent)
     return resent
+
+
+@shared_task(name=NOISE_CHECK_TASK)
+def check_host_noise(host_id: int) -> str:
+    """The host page's "check noise now": run the noise check on the host and keep its report there."""
+    close_old_connections()
+    host = Host.objects.get(pk=host_id)
+    report = check_host(host_spec(host))
+    noise_check_keep(report=report, host_id=host.pk)
+    return str(report["verdict"])
+
+
+def report_host_wait(host_name: str, since: datetime | None) -> None:
+    """Tell the study page that an attempt waits for this host, since when (None: it answers again).
+    Only a note: a store that cannot take it now does not stop the wait."""
+    try:
+        Host.objects.filter(name=host_name).update(unreachable_since=since)
+    except STORE_UNREACHABLE as error:
+        connection.close()
+        logger.warning("could not note that host %s is unreachable: %s", host_name, error)
+    if since is not None:
+        logger.warning("host %s unreachable since %s: waiting for it", host_name, since)
 
 
 def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:

@@ -27,6 +27,14 @@ class CurrentTrial:
 
 
 @dataclass(frozen=True)
+class HostWait:
+    """An attempt of the study waits for this host, unreachable since then (workers/host_wait.py)."""
+
+    host: str
+    since: datetime
+
+
+@dataclass(frozen=True)
 class StudyProgress:
     study_id: int
     status: str
@@ -41,6 +49,9 @@ class StudyProgress:
     elapsed_s: float | None
     remaining_s: float | None
     current: CurrentTrial | None
+    most_trials: int | None = None  # adaptive repetitions: the trials if every cell runs to the cap
+    waiting: tuple[HostWait, ...] = ()
+    failure_reason: str = ""
 
     @property
     def ended(self) -> bool:
@@ -52,6 +63,7 @@ class StudyProgress:
         data["ended"] = self.ended
         if self.current and self.current.started_at:
             data["current"]["started_at"] = self.current.started_at.isoformat()
+        data["waiting"] = [{"host": wait.host, "since": wait.since.isoformat()} for wait in self.waiting]
         return data
 
 
@@ -74,7 +86,26 @@ def study_progress(study: Study) -> StudyProgress:
         elapsed_s=elapsed,
         remaining_s=_remaining_s(study, finished, elapsed, counts),
         current=_current_trial(study),
+        most_trials=study.most_trials,
+        waiting=_host_waits(study),
+        failure_reason=_failure_reason(study),
     )
+
+
+def _host_waits(study: Study) -> tuple[HostWait, ...]:
+    if study.status not in (Study.Status.QUEUED, Study.Status.RUNNING):
+        return ()
+    hosts = {host for host in (study.db_host, study.client_host) if host is not None}
+    waits = (HostWait(host.name, host.unreachable_since) for host in hosts if host.unreachable_since)
+    return tuple(sorted(waits, key=lambda wait: wait.host))
+
+
+def _failure_reason(study: Study) -> str:
+    """Why a failed study failed: the error of its trial that failed last."""
+    if study.status != Study.Status.FAILED:
+        return ""
+    failed = study.trials.filter(status=Trial.Status.FAILED).exclude(error="").order_by("-finished_at", "-pk")
+    return failed.values_list("error", flat=True).first() or ""
 
 
 def _status_counts(study: Study) -> dict[str, int]:

@@ -12,11 +12,12 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 import redis
 from django.conf import settings
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.db import connection
 
@@ -34,6 +35,7 @@ FAST_CLOCKS = {
     "BENCHDASH_HOST_BUSY_RETRY_S": "2",
     "BENCHDASH_REQUEUE_EVERY": "2",
     "BENCHDASH_TRIAL_MAX_ATTEMPTS": "2",
+    "BENCHDASH_WORKER_HOSTS_REFRESH_S": "1",
     "DATABASE_CONN_MAX_AGE": "0",
 }
 
@@ -123,7 +125,8 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
 
 def worker_env(broker_url: str, **changes: str) -> dict[str, str]:
     db = connection.settings_dict
-    database_url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    credentials = f"{quote(db['USER'], safe='')}:{quote(db['PASSWORD'] or '', safe='')}"
+    database_url = f"postgres://{credentials}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     return {**os.environ, **FAST_CLOCKS, "DATABASE_URL": database_url, "REDIS_URL": broker_url, **changes}
 
 
@@ -195,9 +198,9 @@ def celery_processes(broker: str, tmp_path: Path) -> Iterator[Processes]:
 
 
 @pytest.fixture
-def member(client) -> User:
+def member(client, member_roles: None) -> User:
     user = User.objects.create_user("member", password="pw-member-1")
-    user.user_permissions.add(Permission.objects.get(codename="add_study"))
+    user.groups.add(Group.objects.get(name="Members: cancel and retry"))
     client.force_login(user)
     client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
     return user

@@ -31,6 +31,7 @@ def register_host(spec: HostSpec) -> Host:
 def register_build(spec: BuildSpec) -> Build:
     version = spec.version or postgres_version(spec.bin_dir)
     fields = {"version": version, "kind": spec.kind, "bin_dir": spec.bin_dir, "archive_path": spec.archive_path}
+    fields["archive_integrity"] = spec.archive_integrity
     build, _ = Build.objects.update_or_create(name=spec.name, defaults=fields)
     return build
 

@@ -3,6 +3,7 @@ is unusable, as a full disk would leave it) fails each trial after BENCHDASH_TRI
 and the study goes on to its end; beat, running beside it, sends nothing past the cap either."""
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from benchdash.studies.models import Attempt, Study, Trial
@@ -17,8 +18,9 @@ CAP = int(FAST_CLOCKS["BENCHDASH_TRIAL_MAX_ATTEMPTS"])
 def test_a_fault_after_every_claim_fails_each_trial_at_the_cap_and_the_study_ends(
     client, member, presets, celery_processes, local_target, installed_build
 ):
-    # MEDIA_ROOT under a file: every artifact write fails with NotADirectoryError, after the trial ran.
-    celery_processes.env = {"BENCHDASH_VAR_DIR": "/dev/null/var"}
+    # MEDIA_ROOT under a file: every artifact write fails with NotADirectoryError, after the trial ran. The secrets
+    # (SECRET_KEY, the store's password) stay where they are.
+    celery_processes.env = {"BENCHDASH_VAR_DIR": "/dev/null/var", "BENCHDASH_SECRETS_DIR": str(settings.SECRETS_DIR)}
     celery_processes.beat()
     celery_processes.worker("faulty", concurrency=2)
     host, build = register_host(local_target), register_build(installed_build)

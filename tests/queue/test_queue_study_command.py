@@ -1,5 +1,6 @@
 """`manage.py queue_study`: prints the new study's id, and with --wait follows it to the end on a real worker."""
 
+import dataclasses
 import io
 
 import pytest
@@ -34,9 +35,23 @@ def test_it_prints_the_id_of_the_study_it_queued(local_rows, broker):
     assert study.trials.count() == 2 and study.title == build.version
 
 
+def test_it_queues_every_build_with_adaptive_repetitions_and_a_threshold(local_rows, broker, installed_build):
+    host, build = local_rows
+    twin = register_build(dataclasses.replace(installed_build, name="twin"))
+    args = ["--builds", "all", "--max-repetitions", "6", "--threshold", "1.5", "--duration", "2"]
+    queue_study(*ARGS, *args)
+    study = Study.objects.get(kind=Study.Kind.MEASURED)
+    assert set(study.builds.all()) == {build, twin}
+    assert (study.repetitions, study.max_repetitions, study.threshold) == (1, 6, 0.015)
+    assert study.trials.count() == 2 * 2
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
+        (["--max-repetitions", "1"], "max_repetitions"),
+        (["--repetitions", "4", "--max-repetitions", "4"], "More than the planned repetitions"),
+        (["--threshold", "60"], "threshold"),
         (["--duration", "0"], "duration_s"),
         (["--duration", "ten"], "duration_s"),
         (["--clients", "1,1"], "given twice"),

@@ -33,7 +33,12 @@ def store_outage(seconds: float) -> None:
         cursor.execute("SELECT pg_backend_pid()")
         (own,) = cursor.fetchone()
     with psycopg.connect(
-        host=settings["HOST"], port=settings["PORT"], user=settings["USER"], dbname="postgres", autocommit=True
+        host=settings["HOST"],
+        port=settings["PORT"],
+        user=settings["USER"],
+        password=settings["PASSWORD"] or None,
+        dbname="postgres",
+        autocommit=True,
     ) as maintenance:
         maintenance.execute(sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS false").format(database))
         try:

@@ -1,11 +1,5 @@
 """Raw outputs go to S3 when BENCHDASH_S3_BUCKET is set; moto's server stands in for AWS."""
 
-import subprocess
-import sys
-from collections.abc import Iterator
-from pathlib import Path
-
-import boto3
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
@@ -13,30 +7,11 @@ from django.urls import reverse
 
 from benchdash.studies.models import Artifact
 from tests.factories import TrialFactory
-from tests.sshd import free_port, wait_for_port
-
-BUCKET = "benchdash-artifacts"
-
-
-@pytest.fixture(scope="module")
-def moto_endpoint() -> Iterator[str]:
-    port = free_port()
-    server = Path(sys.executable).with_name("moto_server")
-    process = subprocess.Popen(
-        [str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    wait_for_port(port, process, timeout=20)
-    yield f"http://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=10)
+from tests.s3 import BUCKET
 
 
 @pytest.fixture
-def s3_storage(settings, moto_endpoint, monkeypatch):
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    client = boto3.client("s3", endpoint_url=moto_endpoint, region_name="us-east-1")
-    client.create_bucket(Bucket=BUCKET)
+def s3_storage(settings, moto_endpoint, s3_bucket):
     settings.STORAGES = {
         **settings.STORAGES,
         "default": {
@@ -45,7 +20,7 @@ def s3_storage(settings, moto_endpoint, monkeypatch):
         },
     }
     storages._storages = {}  # the handler caches backends; settings changed under it
-    yield client
+    yield s3_bucket
     storages._storages = {}
 
 

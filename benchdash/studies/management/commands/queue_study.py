@@ -67,12 +67,18 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="local", help="DB host name")
         parser.add_argument("--client-host", default="", help="pgbench host name (default: the DB host)")
-        parser.add_argument("--builds", required=True, help="build names or majors, e.g. 15,13")
+        parser.add_argument(
+            "--builds", required=True, help="build names or majors, e.g. 15,13; all: every registered build"
+        )
         parser.add_argument("--baseline", default="", help="build name or major (default: the oldest version)")
         parser.add_argument("--preset", default="", help="study preset slug: its design and procedure by default")
         parser.add_argument("--scenarios", default="", help="scenario slugs, e.g. pgecons-reference,pgecons-update")
         parser.add_argument("--clients", default="", help="client levels, e.g. 1,16,32")
         parser.add_argument("--repetitions", default="", help="default: the preset's, else 3")
+        parser.add_argument(
+            "--max-repetitions", default="", help="adaptive repetitions: more rounds of unsettled cells, up to N"
+        )
+        parser.add_argument("--threshold", default="", help="percent, the smallest difference that counts (default 2)")
         parser.add_argument("--order", default="", choices=["", *RunOrder], help="default: the preset's, else random")
         parser.add_argument("--duration", default="", help="seconds per pgbench run (default: the preset's, else 60)")
         parser.add_argument("--scale", default="", help="default: the preset's, else 1")
@@ -108,7 +114,8 @@ class Command(BaseCommand):
         preset = resolve_preset(options["preset"]) if options["preset"] else None
         if preset is None and not (options["scenarios"] and options["clients"]):
             raise CommandError("give --scenarios and --clients, or a --preset that names them")
-        builds = [resolve_build(token) for token in _split(options["builds"])]
+        everything = options["builds"].strip() == "all"
+        builds = list(Build.objects.runnable()) if everything else [resolve_build(t) for t in _split(options["builds"])]
         scenarios = [resolve_scenario(slug) for slug in _split(options["scenarios"])]
         baseline = resolve_build(options["baseline"]) if options["baseline"] else min(builds, key=_version_order)
         db_host = resolve_host(options["host"])
@@ -124,6 +131,8 @@ class Command(BaseCommand):
                 "client_preset": str(preset.pk) if preset else "",
                 "client_levels": options["clients"],
                 "repetitions": options["repetitions"] or ("" if preset else "3"),
+                "max_repetitions": options["max_repetitions"],
+                "threshold": options["threshold"],
                 "run_order": options["order"],
                 "duration_s": options["duration"] or ("" if preset else "60"),
                 "scale": options["scale"] or ("" if preset else "1"),
@@ -133,6 +142,8 @@ class Command(BaseCommand):
             }
         )
         data.setlist("builds", [str(build.pk) for build in builds])
+        if everything:
+            data["all_builds"] = "on"
         if scenarios:
             data.setlist("scenarios", [str(scenario.pk) for scenario in scenarios])
         for flag, name in (("no_sar", "collect_sar"), ("no_wait_events", "collect_wait_events")):

@@ -16,13 +16,14 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from benchdash.inventory.management.commands.register_local import local_work_dir
 from benchdash.inventory.models import LOCAL_HOST_NAME, Build, Host
 from benchdash.studies.models import Scenario
 from benchdash.studies.pg_settings import parse_settings
 from benchdash.studies.specs import build_spec, host_spec, scenario_spec
 from workers.runner import run_trial
 from workers.spec import BuildSpec, HostSpec, Prewarm, TrialOutcome, TrialSpec
-from workers.transport import connect
+from workers.transport import HostRefused, connect
 
 DEBIAN_BIN_DIR = "/usr/lib/postgresql/{major}/bin"
 _MAJOR_RE = re.compile(r"^\d+(?:\.\d+)?$")
@@ -52,8 +53,11 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         spec = trial_spec_from_options(options)
-        db_transport = connect(spec.db_host)
-        client_transport = None if spec.client_host == spec.db_host else connect(spec.client_host)
+        try:
+            db_transport = connect(spec.db_host)
+            client_transport = None if spec.client_host == spec.db_host else connect(spec.client_host)
+        except HostRefused as refused:
+            raise CommandError(str(refused)) from None
         try:
             outcome = run_trial(spec, db_transport, client_transport)
         finally:
@@ -106,7 +110,7 @@ def host_named(name: str) -> HostSpec:
     if host is not None:
         return host_spec(host)
     if name == LOCAL_HOST_NAME:
-        return HostSpec(name=LOCAL_HOST_NAME)
+        return HostSpec(name=LOCAL_HOST_NAME, work_dir=local_work_dir())
     raise CommandError(f"no host {name!r}; register it first (admin, or the hosts page)")
 
 

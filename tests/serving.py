@@ -1,0 +1,95 @@
+"""gunicorn serving benchdash as deploy/Procfile and the systemd web unit start it, as a pytest fixture.
+
+The server runs on the test database (tests using it are transaction=True, so it sees committed rows) with its own
+var/ (static files collected there, raw files kept there) and whatever settings the test gives it.
+"""
+
+import contextlib
+import http.client
+import secrets
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.queue.conftest import ROOT, test_broker_url, worker_env
+from tests.sshd import free_port, wait_for_port
+
+GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def text(self) -> str:
+        return self.body.decode()
+
+
+@dataclass
+class WebServer:
+    env: dict[str, str]
+    log: Path
+    port: int = field(default_factory=free_port)
+    process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        manage = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"]
+        subprocess.run(manage, cwd=ROOT, env=self.env, check=True, timeout=120)
+        argv = [GUNICORN, "benchdash.wsgi", "--config", "deploy/gunicorn.conf.py", "--bind", f"127.0.0.1:{self.port}"]
+        with self.log.open("wb") as output:
+            self.process = subprocess.Popen(
+                argv, cwd=ROOT, env=self.env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        wait_for_port(self.port, self.process, timeout=30)
+
+    def get(self, path: str, **headers: str) -> Answer:
+        """One GET, redirects not followed; header names with underscores (Accept_Language)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            connection.request("GET", path, headers={name.replace("_", "-"): value for name, value in headers.items()})
+            response = connection.getresponse()
+            return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)  # gunicorn's graceful stop; it ends its workers
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def gunicorn(transactional_db, tmp_path: Path) -> Iterator[Callable[..., WebServer]]:
+    """Starts gunicorn with DEBUG off and the given settings on top: `gunicorn(BENCHDASH_PUBLIC_READ="false")`."""
+    started: list[WebServer] = []
+
+    def start(**settings: str) -> WebServer:
+        var = tmp_path / f"web-{len(started)}-var"
+        production = {"DEBUG": "false", "SECRET_KEY": secrets.token_urlsafe(50), "BENCHDASH_VAR_DIR": str(var)}
+        env = worker_env(test_broker_url(), **{**production, **settings})
+        server = WebServer(env, tmp_path / f"web-{len(started)}.log")
+        started.append(server)
+        server.start()
+        return server
+
+    yield start
+    for server in started:
+        server.stop()

@@ -1,0 +1,38 @@
+"""Bad values of the scale-out and fault settings stop start-up with the variable's name, before a worker takes
+any trial: the hosts a worker serves, and the delays and limit of waiting for an unreachable host."""
+
+import subprocess
+import sys
+
+from tests.test_setup_and_settings_ports import ROOT, clean_env
+
+SETUP = "import django; django.setup()"
+BAD = {
+    "BENCHDASH_WORKER_HOSTS=target-1,target 2": "BENCHDASH_WORKER_HOSTS must be host names",
+    "BENCHDASH_HOST_WAIT_DELAYS_S=5,ten": "BENCHDASH_HOST_WAIT_DELAYS_S must be positive numbers",
+    "BENCHDASH_HOST_WAIT_DELAYS_S=0,5": "BENCHDASH_HOST_WAIT_DELAYS_S must be positive numbers",
+    "BENCHDASH_HOST_WAIT_LIMIT_S=3500": "BENCHDASH_HOST_WAIT_LIMIT_S must be above 0 and below",
+}
+GOOD = "BENCHDASH_WORKER_HOSTS=target-1,target-2"
+
+
+def start_up(assignment: str) -> subprocess.Popen:
+    name, value = assignment.split("=", 1)
+    env = clean_env(**{name: value})
+    return subprocess.Popen([sys.executable, "-c", SETUP], cwd=ROOT, env=env, stderr=subprocess.PIPE)
+
+
+def outcome(process: subprocess.Popen) -> tuple[int, str]:
+    _, stderr = process.communicate(timeout=120)
+    return process.returncode, stderr.decode()
+
+
+def test_a_bad_value_stops_start_up_with_its_name_and_a_good_one_starts():
+    started = {assignment: start_up(assignment) for assignment in [*BAD, GOOD]}  # at once: each takes a second
+    ended = {assignment: outcome(process) for assignment, process in started.items()}
+
+    assert {assignment: message in ended[assignment][1] for assignment, message in BAD.items()} == dict.fromkeys(
+        BAD, True
+    )
+    assert [ended[assignment][0] != 0 for assignment in BAD] == [True] * len(BAD)
+    assert ended[GOOD][0] == 0, ended[GOOD][1][-2000:]

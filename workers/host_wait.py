@@ -1,0 +1,78 @@
+"""Reaching a host that may be down for a while: connect, and while it does not answer, try again after growing
+delays, until it answers or the patience runs out.
+
+An SSH outage of a minute (a reboot, a network blip) must not fail a trial: without waiting, its attempts came
+back to back and all failed within seconds. The attempt waits instead, and tells the store that it waits, and
+since when, through `on_wait`, so the study page can say so. Past `limit_s` it gives up with HostGaveUp, whose
+message names the host and how long it was waited for.
+"""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from workers.spec import HostSpec
+from workers.transport import HostUnreachable, Transport, TransportError, connect
+
+# How often a wait asks should_stop (a cancel stops a wait within this).
+STOP_POLL_S = 1.0
+
+
+@dataclass(frozen=True)
+class HostPatience:
+    """Delays between tries, seconds, growing; the last one repeats until limit_s has passed since the first miss."""
+
+    delays_s: tuple[float, ...] = (5.0, 10.0, 20.0, 40.0, 60.0)
+    limit_s: float = 900.0
+
+    def delay_s(self, misses: int) -> float:
+        return self.delays_s[min(misses, len(self.delays_s)) - 1]
+
+
+class HostGaveUp(TransportError):
+    """The host did not answer within the patience."""
+
+
+class WaitStopped(TransportError):
+    """should_stop said so while the attempt waited for its host."""
+
+
+# on_wait(host name, since): since is when the host was first found unreachable, None once it answers again.
+WaitReport = Callable[[str, datetime | None], object]
+
+
+def connect_waiting(
+    host: HostSpec, patience: HostPatience, *, on_wait: WaitReport, should_stop: Callable[[], bool]
+) -> Transport:
+    """connect(host), trying again after patience's delays while it is unreachable."""
+    since: datetime | None = None
+    first_miss = 0.0
+    misses = 0
+    while True:
+        try:
+            transport = connect(host)
+        except HostUnreachable as error:
+            misses += 1
+            if since is None:
+                since, first_miss = datetime.now(UTC), time.monotonic()
+                on_wait(host.name, since)
+            waited = time.monotonic() - first_miss
+            if waited >= patience.limit_s:
+                raise HostGaveUp(
+                    f"host {host.name} unreachable since {since:%Y-%m-%d %H:%M:%S} UTC: "
+                    f"gave up after {waited:.0f} s (limit {patience.limit_s:g} s): {error}"
+                ) from error
+            _sleep(min(patience.delay_s(misses), patience.limit_s - waited), should_stop, host.name)
+            continue
+        if since is not None:
+            on_wait(host.name, None)
+        return transport
+
+
+def _sleep(seconds: float, should_stop: Callable[[], bool], host_name: str) -> None:
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        if should_stop():
+            raise WaitStopped(f"stopped while waiting for host {host_name}")
+        time.sleep(min(left, STOP_POLL_S))
