@@ -57,10 +57,26 @@
     if (cancel) {
       cancel.hidden = progress.ended;
     }
+    showWaits(progress.waiting || []);
+    var failure = panel.querySelector('[data-live="failure_reason"]');
+    failure.hidden = !progress.failure_reason;
+    failure.querySelector("span").textContent = progress.failure_reason || "";
     var retry = panel.querySelector('[data-live="retry"]');
     if (retry) {
       retry.hidden = !(progress.failed > 0);
     }
+  }
+
+  // "Waiting for host X since ...", one line per host an attempt waits for.
+  function showWaits(waits) {
+    var box = panel.querySelector('[data-live="waiting"]');
+    box.replaceChildren.apply(box, waits.map(function (wait) {
+      var line = document.createElement("p");
+      line.className = "notice";
+      line.textContent = box.dataset.label.replace("{host}", wait.host)
+        .replace("{since}", new Date(wait.since).toLocaleString());
+      return line;
+    }));
   }
 
   // The page's content under <main>, without the live panel, scripts and stylesheets, which stay as they are.
