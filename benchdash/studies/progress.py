@@ -58,9 +58,15 @@ class StudyProgress:
         """The study is done, failed or cancelled: nothing of it will run any more."""
         return self.status not in (Study.Status.DRAFT, Study.Status.QUEUED, Study.Status.RUNNING)
 
+    @property
+    def results_key(self) -> str:
+        """Changes whenever the results shown under the live panel change: the page re-fetches them then."""
+        return f"{self.finished}/{self.failed}/{self.cancelled}/{self.status}"
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["ended"] = self.ended
+        data["results_key"] = self.results_key
         if self.current and self.current.started_at:
             data["current"]["started_at"] = self.current.started_at.isoformat()
         data["waiting"] = [{"host": wait.host, "since": wait.since.isoformat()} for wait in self.waiting]

@@ -9,7 +9,8 @@
   if (!panel) {
     return;
   }
-  var lastKey = null;
+  // The results the page was drawn with: a trial that finishes before the first poll still brings its results in.
+  var shownKey = panel.dataset.resultsKey;
 
   function duration(seconds) {
     if (seconds === null || seconds === undefined) {
@@ -119,9 +120,8 @@
       .then(function (response) { return response.json(); })
       .then(function (progress) {
         show(progress);
-        var key = progress.finished + "/" + progress.failed + "/" + progress.cancelled + "/" + progress.status;
-        var changed = lastKey !== null && key !== lastKey;
-        lastKey = key;
+        var changed = progress.results_key !== shownKey;
+        shownKey = progress.results_key;
         var next = progress.ended ? null : window.setTimeout(poll, POLL_MS);
         if (changed) {
           return fetchPage();

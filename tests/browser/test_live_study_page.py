@@ -36,15 +36,9 @@ def test_the_page_keeps_its_stylesheet_bar_and_headings_after_the_first_trial_fi
     TrialFactory(study=study, build=new, scenario=scenario, clients=1)
 
     browser.get(live_server.url + reverse("studies:detail", args=[study.pk]))
-    wait_until(
-        lambda: browser.execute_script("return document.querySelector('[data-live=finished]').textContent") == "0",
-        what="the first poll",
-    )
+    wait_until(lambda: current_trial(browser).startswith("#"), what="the first poll")
     finish(first, 400.0)
-    wait_until(
-        lambda: browser.execute_script("return document.querySelectorAll('.scenario-section').length") == 1,
-        what="the results",
-    )
+    wait_until(lambda: result_sections(browser) == 1, what="the results")
 
     sheets = browser.execute_script("return Array.from(document.styleSheets).map(s => s.href || '')")
     bar_height = browser.execute_script("return getComputedStyle(document.querySelector('.progress')).height")
@@ -55,12 +49,43 @@ def test_the_page_keeps_its_stylesheet_bar_and_headings_after_the_first_trial_fi
     assert browser.execute_script("return document.querySelectorAll('.scenario-section .js-plotly-plot').length") == 1
 
 
-def test_the_title_badge_follows_the_status_and_a_cancelled_study_shows_what_it_has(live_server, browser):
+def test_a_trial_that_finishes_before_the_first_poll_still_brings_its_results(live_server, browser):
+    study, first = running_study_of_two_trials("race")
+    progress_url = reverse("studies:progress", args=[study.pk])
+
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": [f"*{progress_url}*"]})
+    try:
+        browser.get(live_server.url + reverse("studies:detail", args=[study.pk]))
+        assert result_sections(browser) == 0
+        finish(first, 400.0)
+    finally:
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+
+    wait_until(lambda: result_sections(browser) == 1, what="the results")
+    assert browser.execute_script("return document.querySelector('[data-live=finished]').textContent") == "1"
+
+
+def running_study_of_two_trials(title: str) -> tuple[Study, Trial]:
+    """One build, one scenario, 1 and 2 clients: the first trial running, the second pending."""
     scenario = ScenarioFactory(slug="pgbench-select-only")
     build = BuildFactory(version="15.0")
-    study = StudyFactory(title="cancel me", builds=[build], scenarios=[scenario], baseline=build, status="running")
+    study = StudyFactory(title=title, builds=[build], scenarios=[scenario], baseline=build, status="running")
     first = TrialFactory(study=study, build=build, scenario=scenario, clients=1, status=Trial.Status.RUNNING)
     TrialFactory(study=study, build=build, scenario=scenario, clients=2)
+    return study, first
+
+
+def current_trial(browser) -> str:
+    return browser.execute_script("return document.querySelector('[data-live=current]').textContent")
+
+
+def result_sections(browser) -> int:
+    return browser.execute_script("return document.querySelectorAll('.scenario-section').length")
+
+
+def test_the_title_badge_follows_the_status_and_a_cancelled_study_shows_what_it_has(live_server, browser):
+    study, first = running_study_of_two_trials("cancel me")
 
     browser.get(live_server.url + reverse("studies:detail", args=[study.pk]))
     wait_until(lambda: badge(browser) == "running", what="the first poll")

@@ -72,6 +72,14 @@ def test_the_panel_is_drawn_with_the_progress_before_the_first_poll(client, runn
     assert 'aria-valuenow="37.5"' in page and 'style="width: 37.5%"' in page
     assert '<span data-live="finished">3</span> / <span data-live="total">8</span>' in page
     assert '<dd data-live="failed">1</dd>' in page
+    assert 'data-results-key="3/1/0/running"' in page
+
+
+def test_the_results_key_changes_when_a_trial_finishes_and_the_json_carries_it(client, running_study):
+    before = study_progress(running_study).results_key
+    running_study.trials.filter(status=Trial.Status.RUNNING).update(status=Trial.Status.SUCCEEDED)
+    data = client.get(reverse("studies:progress", args=[running_study.pk])).json()
+    assert data["results_key"] == "4/1/0/running" != before
 
 
 def test_a_published_study_has_no_live_panel(client):
