@@ -13,7 +13,7 @@ from benchdash.studies.queries import study_summary
 from benchdash.studies.results import TpsRow, summarize
 from benchdash.trends.importer import import_published_results
 from benchdash.trends.queries import trend_links, trends_data
-from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory, succeeded_runs
 from workers.spec import TrialOutcome
 
 SHIPPED_CSV = Path(__file__).resolve().parents[2] / "data" / "published_results.csv"
@@ -22,24 +22,13 @@ pytestmark = pytest.mark.django_db
 
 
 def _fill(study, builds, scenarios, clients_levels, repetitions, rng):
-    position = 0
-    for build in builds:
-        for scenario in scenarios:
-            for clients in clients_levels:
-                for repetition in range(1, repetitions + 1):
-                    tps = rng.uniform(100, 10000)
-                    TrialFactory(
-                        study=study,
-                        build=build,
-                        scenario=scenario,
-                        clients=clients,
-                        repetition=repetition,
-                        position=position,
-                        status=Trial.Status.SUCCEEDED,
-                        tps=tps,
-                    )
-                    position += 1
-    return position
+    for scenario in scenarios:
+        figures = {
+            (build, clients): [rng.uniform(100, 10000) for _ in range(repetitions)]
+            for build in builds
+            for clients in clients_levels
+        }
+        succeeded_runs(study, scenario, figures)
 
 
 @pytest.fixture
@@ -50,11 +39,11 @@ def two_studies():
     first = StudyFactory(title="2020", year=2020, baseline=v12, status=Study.Status.DONE, official=True)
     second = StudyFactory(title="2021", year=2021, baseline=v13, status=Study.Status.DONE, official=True)
     _fill(first, [v12, v13], [reference], [1, 16], 3, rng)
-    count = _fill(second, [v13, v14], [reference, update], [1, 16, 32], 4, rng)
+    _fill(second, [v13, v14], [reference, update], [1, 16, 32], 4, rng)
     # a failed run with a figure and a pending one: neither counts
-    TrialFactory(study=second, build=v14, scenario=reference, clients=1, repetition=8, position=count, tps=1.0)
-    Trial.objects.filter(position=count, study=second).update(status=Trial.Status.FAILED)
-    TrialFactory(study=second, build=v14, scenario=reference, clients=1, repetition=9, position=count + 1)
+    failed = TrialFactory(study=second, build=v14, scenario=reference, clients=1, repetition=8, tps=1.0)
+    Trial.objects.filter(pk=failed.pk).update(status=Trial.Status.FAILED)
+    TrialFactory(study=second, build=v14, scenario=reference, clients=1, repetition=9)
     return first, second
 
 
