@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from servers import fresh_store
+
 BENCH_DB = "benchdash_bench"
-STORE_URL = "postgres://benchdash@127.0.0.1:54329"
+REDIS_DB = 11
 VERSIONS = ["9.2.4", "9.3.5", "9.4.1", "9.5.3", "9.6.2", "10.4", "11.2", "12.6", "13.4", "14.0", "15.3", "16.1", "17.0"]
 CLIENT_LEVELS = [1, 16, 32, 64, 96, 128, 160, 192, 288, 432]
 SCENARIOS = [("reference", "参照系 (reference)"), ("update", "更新系 (update)")]
@@ -59,19 +61,13 @@ def _arguments() -> argparse.Namespace:
 
 
 def _django_setup(database: str) -> None:
-    import psycopg
-
-    with psycopg.connect(f"{STORE_URL}/postgres", autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{database}"')
-    os.environ["DATABASE_URL"] = f"{STORE_URL}/{database}"
+    fresh_store(database, REDIS_DB)
     # DEBUG off: no query log growing with every request, as in production.
     os.environ["DEBUG"] = "false"
     os.environ.setdefault("SECRET_KEY", "bench-only-not-a-secret")
     os.environ["BENCHDASH_PUBLIC_READ"] = "true"
     os.environ["LOG_LEVEL"] = "WARNING"
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    os.environ["DJANGO_SETTINGS_MODULE"] = "benchdash.settings"
     import django
 
     django.setup()

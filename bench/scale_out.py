@@ -18,7 +18,6 @@ after another.
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 from io import StringIO
@@ -28,10 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from study_throughput import PSQL, STORE, wait_all  # noqa: E402
+from servers import fresh_store  # noqa: E402
+from study_throughput import wait_all  # noqa: E402
 
 BENCH_DB = "bench_scale_out"
-REDIS = "redis://127.0.0.1:63799/13"
+REDIS_DB = 13
 GOAL = 0.45
 
 
@@ -41,12 +41,6 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--clients", default="1,2")
     parser.add_argument("--repetitions", type=int, default=2)
     return parser.parse_args()
-
-
-def fresh_store() -> None:
-    for sql in (f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)", f"CREATE DATABASE {BENCH_DB}"):
-        subprocess.run([PSQL, f"{STORE}/postgres", "-qc", sql], check=True)
-    os.environ.update(DATABASE_URL=f"{STORE}/{BENCH_DB}", REDIS_URL=REDIS, DJANGO_SETTINGS_MODULE="benchdash.settings")
 
 
 def queue(host: str, args: argparse.Namespace) -> int:
@@ -78,7 +72,7 @@ def run_studies(processes, workers: dict[str, tuple[tuple[str, ...], int]], args
 
 def main() -> None:
     args = arguments()
-    fresh_store()
+    _, broker = fresh_store(BENCH_DB, REDIS_DB)
     import django
 
     django.setup()
@@ -89,13 +83,13 @@ def main() -> None:
     from tests.queue.scale_out import SERVES, TARGETS, three_targets
     from tests.queue.support import register_host
 
-    redis.Redis.from_url(REDIS).flushdb()
+    redis.Redis.from_url(broker).flushdb()
     for command in ("migrate", "load_presets", "register_local"):
         call_command(command, verbosity=0, stdout=open(os.devnull, "w"))  # noqa: SIM115
     with three_targets() as servers, tempfile.TemporaryDirectory(prefix="bench-scale-out-") as logs:
         for server in servers:
             register_host(server.spec)
-        processes = Processes(REDIS, Path(logs))
+        processes = Processes(broker, Path(logs))
         try:
             serial = run_studies(processes, {"serial": (TARGETS, 1)}, args)
             print(f"1. one after another (1 worker, concurrency 1): wall {serial:.1f} s")

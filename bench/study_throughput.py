@@ -27,10 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-PSQL = "/usr/lib/postgresql/15/bin/psql"
+from servers import fresh_store  # noqa: E402
+
 BENCH_DB = "bench_queue"
-STORE = "postgres://benchdash@127.0.0.1:54329"
-REDIS = "redis://127.0.0.1:63799/10"
+REDIS_DB = 10
 
 
 def arguments() -> argparse.Namespace:
@@ -41,13 +41,6 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--skip-two-hosts", action="store_true")
     return parser.parse_args()
-
-
-def fresh_store() -> None:
-    """A database of the bench's own, so nobody else's rows or trials get in the way."""
-    for sql in (f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)", f"CREATE DATABASE {BENCH_DB}"):
-        subprocess.run([PSQL, f"{STORE}/postgres", "-qc", sql], check=True)
-    os.environ.update(DATABASE_URL=f"{STORE}/{BENCH_DB}", REDIS_URL=REDIS, DJANGO_SETTINGS_MODULE="benchdash.settings")
 
 
 def start_worker(name: str) -> subprocess.Popen:
@@ -111,13 +104,13 @@ def pgbench_seconds(study_ids: list[int], duration: int) -> float:
 
 def main() -> None:
     args = arguments()
-    fresh_store()
+    _, broker = fresh_store(BENCH_DB, REDIS_DB)
     import django
 
     django.setup()
     import redis
 
-    redis.Redis.from_url(REDIS).flushdb()
+    redis.Redis.from_url(broker).flushdb()
     from tests.queue.support import register_host
     from tests.sshd import local_work_dir, running_sshd
 
