@@ -174,12 +174,15 @@ def test_a_refusal_is_the_sites_403_page(client, study) -> None:
 
 
 def test_the_admin_needs_the_staff_flag_as_well_as_the_role(client, study) -> None:
+    admin_link = f'<a href="{reverse("admin:index")}">Admin</a>'
     member_of(client, "Members: administer")
     assert client.get(reverse("admin:index")).status_code == 302  # to the admin's login
+    assert admin_link not in client.get(reverse("studies:list"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
 
     User.objects.filter(username=f"m-{len('Members: administer')}").update(is_staff=True)
     assert client.get(reverse("admin:index")).status_code == 200
     assert client.get(reverse("admin:inventory_host_changelist")).status_code == 200
+    assert admin_link in client.get(reverse("studies:list"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
 
 
 def test_a_visitor_is_sent_to_log_in_for_every_action(client, study) -> None:
