@@ -1,0 +1,18 @@
+"""What we run and what came out: scenarios, study presets, studies, trials and their raw files."""
+
+from benchdash.studies.models.outputs import Artifact, StudyPoint, TrialEvidence
+from benchdash.studies.models.scenario import RUN_ORDER_LABELS, Scenario, StudyPreset
+from benchdash.studies.models.study import Attempt, Statistic, Study, Trial
+
+__all__ = [
+    "RUN_ORDER_LABELS",
+    "Artifact",
+    "Attempt",
+    "Scenario",
+    "Statistic",
+    "Study",
+    "StudyPoint",
+    "StudyPreset",
+    "Trial",
+    "TrialEvidence",
+]
