@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from benchdash.inventory.management.commands.register_local import postgres_version
 from benchdash.inventory.models import Build, Host
-from benchdash.studies.models import Scenario, Study
+from benchdash.studies.models import Artifact, Scenario, Study, Trial
 from workers.spec import BuildSpec, HostSpec
 
 
@@ -106,3 +106,22 @@ def queue_reference_study_and_wait_for_pgbench(
     study = Study.objects.get(title="queue test")
     pid = wait_for(lambda: pgbench_pid(host.work_dir), 90, "pgbench to run")
     return host, study, started_worker, pid
+
+
+def rescue_and_wait_for_the_study(celery_processes, study: Study, interrupted: Trial, timeout: float) -> list[Trial]:
+    """Start beat and a worker named "rescuer", wait for the study to end, and check that nothing was lost or doubled:
+    the study done, every trial succeeded once with its pgbench output, the interrupted one run again by the rescuer.
+    Returns the study's trials in order."""
+    celery_processes.beat()
+    celery_processes.worker("rescuer")
+    wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), timeout, "the study to finish")
+
+    study.refresh_from_db()
+    interrupted.refresh_from_db()
+    trials = list(study.trials.order_by("position"))
+    assert study.status == Study.Status.DONE, [trial.error for trial in trials]
+    assert all(trial.status == Trial.Status.SUCCEEDED and trial.tps > 0 for trial in trials)
+    assert interrupted.worker.startswith("rescuer@")
+    assert [trial.attempts for trial in trials if trial.pk != interrupted.pk] == [1] * (len(trials) - 1)
+    assert Artifact.objects.filter(trial__study=study, kind="pgbench_stdout").count() == len(trials)
+    return trials

@@ -17,8 +17,15 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from benchdash.studies.models import Artifact, Attempt, Study, Trial
-from tests.queue.support import background_pid, form_data, process_alive, register_build, register_host, wait_for
+from benchdash.studies.models import Attempt, Study, Trial
+from tests.queue.support import (
+    background_pid,
+    form_data,
+    process_alive,
+    register_build,
+    register_host,
+    rescue_and_wait_for_the_study,
+)
 from workers.cluster import MARKER_FILE
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -73,20 +80,9 @@ def test_the_next_attempt_recovers_a_reset_that_a_killed_worker_left_half_done(
     if destination == "data":
         assert file_count(left) < file_count(cluster / "snapshot")
 
-    celery_processes.beat()
-    celery_processes.worker("rescuer")
-    wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 240, "the study to finish")
-
-    study.refresh_from_db()
-    interrupted.refresh_from_db()
-    trials = list(study.trials.order_by("position"))
-    assert study.status == Study.Status.DONE, [trial.error for trial in trials]
-    assert all(trial.status == Trial.Status.SUCCEEDED and trial.tps > 0 for trial in trials)
+    rescue_and_wait_for_the_study(celery_processes, study, interrupted, timeout=240)
     results = list(Attempt.objects.filter(trial=interrupted).order_by("number").values_list("result", flat=True))
     assert results == [Attempt.Result.LOST, Attempt.Result.SUCCEEDED]
-    assert interrupted.worker.startswith("rescuer@")
-    assert [trial.attempts for trial in trials if trial.pk != interrupted.pk] == [1]
-    assert Artifact.objects.filter(trial__study=study, kind="pgbench_stdout").count() == len(trials)
     assert not process_alive(copy_group)
     if half_made == "copy-left-behind":
         assert "stopped leftovers" in interrupted.notes and copy_name in interrupted.notes
