@@ -58,7 +58,8 @@ def test_each_host_s_trials_run_only_on_its_workers_one_at_a_time_and_hosts_run_
         if attempt.worker.split("@")[0] not in serving_workers(attempt.trial.host.name)
     ]
     assert [study.status for study in studies] == [Study.Status.DONE] * 4, [trial.error for trial in trials]
-    assert len(trials) == 8 and all((t.status, t.attempts) == (Trial.Status.SUCCEEDED, 1) for t in trials)
+    tries = [(attempt.trial_id, attempt.worker, attempt.result, attempt.error) for attempt in attempts]
+    assert len(trials) == 8 and all((t.status, t.attempts) == (Trial.Status.SUCCEEDED, 1) for t in trials), tries
     assert strangers == []
     assert overlaps == {"target-1": [], "target-2": [], "target-3": []}
     assert {attempt.worker.split("@")[0] for attempt in by_host["target-1"]} == {"west"}
