@@ -100,17 +100,24 @@ class TrialFactory(factory.django.DjangoModelFactory):
             )
 
 
+def succeeded_trial(
+    study: Study, build: Build, scenario: Scenario, clients: int, repetition: int, tps: float, **fields
+) -> Trial:
+    """One succeeded trial of the study with this TPS; fields adds what else it reports."""
+    return TrialFactory(
+        study=study,
+        build=build,
+        scenario=scenario,
+        clients=clients,
+        repetition=repetition,
+        status=Trial.Status.SUCCEEDED,
+        tps=tps,
+        **fields,
+    )
+
+
 def succeeded_runs(study: Study, scenario: Scenario, figures: dict, first_repetition: int = 1) -> None:
     """A succeeded trial for each TPS of figures {(build, clients): [tps, ...]}, repetitions counted from first."""
     for (build, clients), tps_values in figures.items():
         for repetition, tps in enumerate(tps_values, start=first_repetition):
-            TrialFactory(
-                study=study,
-                build=build,
-                scenario=scenario,
-                clients=clients,
-                repetition=repetition,
-                status=Trial.Status.SUCCEEDED,
-                tps=tps,
-                latency_avg_ms=1000 / tps,
-            )
+            succeeded_trial(study, build, scenario, clients, repetition, tps, latency_avg_ms=1000 / tps)

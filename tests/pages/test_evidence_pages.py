@@ -11,7 +11,7 @@ from django.urls import reverse
 from benchdash.studies.evidence.store import evidence_refresh
 from benchdash.studies.models import Artifact, Trial
 from tests.evidence_samples import SEED_13, SEED_14, folded, real_artifacts
-from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_trial
 
 pytestmark = pytest.mark.django_db
 
@@ -27,17 +27,7 @@ def text_of(html: str) -> str:
 
 
 def finished_trial(study, build, scenario, clients, repetition=1, tps=1500.0, artifacts=None, **fields) -> Trial:
-    trial = TrialFactory(
-        study=study,
-        build=build,
-        scenario=scenario,
-        clients=clients,
-        repetition=repetition,
-        status=Trial.Status.SUCCEEDED,
-        tps=tps,
-        transactions=int(tps * 4),
-        **fields,
-    )
+    trial = succeeded_trial(study, build, scenario, clients, repetition, tps, transactions=int(tps * 4), **fields)
     evidence_refresh(trial=trial, artifacts=real_artifacts() if artifacts is None else artifacts)
     return trial
 
