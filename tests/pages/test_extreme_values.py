@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from benchdash.studies.models import Study, Trial
-from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
+from benchdash.studies.models import Study
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_trial
 
 EXTREMES = [1e300, 1e-300, 0.0, 1.7976931348623157e308, 5e-324]
 
@@ -23,13 +23,13 @@ def extreme_study(db: None) -> Study:
     )
     for clients, value in enumerate(EXTREMES, start=1):
         for build, tps in ((old, value), (new, EXTREMES[-clients])):
-            TrialFactory(
-                study=study,
-                build=build,
-                scenario=scenario,
-                clients=clients,
-                status=Trial.Status.SUCCEEDED,
-                tps=tps,
+            succeeded_trial(
+                study,
+                build,
+                scenario,
+                clients,
+                1,
+                tps,
                 tps_including_connections=tps,
                 latency_avg_ms=value,
                 latency_stddev_ms=value,
