@@ -34,6 +34,7 @@ from benchdash.studies.uncertainty import (  # noqa: E402
     study_confidence,
     verdict,
 )
+from workers.spread import coefficient_of_variation  # noqa: E402
 
 FIXED = [(3, None, 0.02), (5, None, 0.0), (5, None, 0.01), (5, None, 0.02)]
 ADAPTIVE = [(3, 10, 0.0), (3, 10, 0.01), (3, 10, 0.02), (3, 20, 0.02), (5, 20, 0.02)]
@@ -78,7 +79,7 @@ def main() -> None:
     _interval_cost(options.seed)
     with open(options.runs, newline="") as file:
         record = [float(row["tps"]) for row in csv.DictReader(file)]
-    cv = statistics.stdev(record) / statistics.fmean(record)
+    cv = coefficient_of_variation(record)
     print(
         f"{len(record)} recorded runs, median {statistics.median(record):.0f} TPS, CV {cv:.1%}, "
         f"min..max {min(record):.0f}..{max(record):.0f}; {options.studies} simulated studies per row\n"

@@ -9,12 +9,12 @@ MICRO_RUNS times. `parse_preflight` turns that text into facts, `noise_findings`
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from workers.spec import HostSpec
+from workers.spread import coefficient_of_variation
 from workers.transport import connect
 from workers.transport_base import Transport
 
@@ -88,9 +88,7 @@ class PreflightFacts:
 
     @property
     def micro_cv(self) -> float | None:
-        if len(self.micro_us) < 2 or not statistics.fmean(self.micro_us):
-            return None
-        return statistics.stdev(self.micro_us) / statistics.fmean(self.micro_us)
+        return coefficient_of_variation(self.micro_us)
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,10 @@ from benchdash.studies.uncertainty import (
     DEFAULT_THRESHOLD,
     RatioInterval,
     Verdict,
-    coefficient_of_variation,
     ratio_interval,
     verdict,
 )
+from workers.spread import coefficient_of_variation
 
 PointKey = tuple[int, int, int, int, str]  # study_id, build_id, scenario_id, clients, conditions
 # What a real benchmark can produce: from one transaction in 1000 s to 100 million a second (pgbench on the

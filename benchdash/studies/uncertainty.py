@@ -56,14 +56,6 @@ class RatioInterval:
         return 1 - threshold <= self.low and self.high <= 1 + threshold
 
 
-def coefficient_of_variation(runs: Sequence[float]) -> float | None:
-    """Sample standard deviation / mean of the runs; None with fewer than two runs or a zero mean."""
-    if len(runs) < 2:
-        return None
-    mean = statistics.fmean(runs)
-    return statistics.stdev(runs) / mean if mean else None
-
-
 def ratio_interval(
     runs: Sequence[float], baseline_runs: Sequence[float], confidence: float = CONFIDENCE
 ) -> RatioInterval | None:

@@ -9,7 +9,6 @@ import pytest
 from benchdash.studies.uncertainty import (
     RatioInterval,
     Verdict,
-    coefficient_of_variation,
     interval_rank,
     is_settled,
     kth_difference,
@@ -17,6 +16,7 @@ from benchdash.studies.uncertainty import (
     study_confidence,
     verdict,
 )
+from workers.spread import coefficient_of_variation
 
 NEWER = [100.0, 102.0, 98.0, 101.0, 99.0]
 OLDER = [95.0, 96.0, 94.0, 97.0, 93.0]
