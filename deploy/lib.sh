@@ -191,7 +191,7 @@ secure_trusting_store() {
   # The statement goes on stdin, never on a command line that ps shows.
   printf "SET password_encryption = 'scram-sha-256';\nALTER ROLE benchdash PASSWORD '%s';\n" \
     "$(cat "$SECRETS/store-password")" |
-    PGPASSFILE=/dev/null "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U benchdash -d postgres -f - ||
+    store_psql "$bindir" -q -v ON_ERROR_STOP=1 -f - ||
     die "could not set the store's password"
   as_run_user sh -c 'cat >"$1"' sh "$data/pg_hba.conf" <<<"$STORE_HBA"
   as_run_user "$bindir/pg_ctl" -D "$data" reload >/dev/null
