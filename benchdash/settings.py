@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "benchdash.inventory",
     "benchdash.studies",
     "benchdash.trends",
+    "benchdash.queue",
 ]
 
 MIDDLEWARE = [
@@ -99,7 +100,7 @@ DATABASES = {
     )
 }
 # A store that does not answer fails a connection within seconds, so that a worker's heartbeat tries again
-# instead of hanging (workers/tasks.py).
+# instead of hanging (benchdash/queue/heartbeat.py).
 DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 10)
 DATABASES["default"]["TEST"] = {"NAME": env_str("BENCHDASH_TEST_DB", "test_benchdash")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -169,8 +170,8 @@ SSH_KEY_DIR = Path(env_str("BENCHDASH_SSH_KEY_DIR", str(VAR_DIR / "ssh")))
 NPM_REGISTRY = env_str("BENCHDASH_NPM_REGISTRY", "https://registry.npmjs.org")
 
 CELERY_BROKER_URL = REDIS_URL
-# kombu's Redis transport with the fix that keeps a worker alive when Redis restarts (benchdash/broker.py).
-CELERY_BROKER_TRANSPORT = "benchdash.broker:Transport"
+# kombu's Redis transport with the fix that keeps a worker alive when Redis restarts (benchdash/queue/broker.py).
+CELERY_BROKER_TRANSPORT = "benchdash.queue.broker:Transport"
 # A worker that lost Redis tries again for ever (every 2, 4, ... up to 30 s), at start-up too.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
@@ -208,12 +209,12 @@ if not 0 < HOST_WAIT_LIMIT_S < TRIAL_TIME_LIMIT - TRIAL_SETUP_MARGIN_S:
     )
 CELERY_TASK_ALWAYS_EAGER = False
 # The DB hosts whose trials this worker takes (their queues host.<name>); empty: every registered host,
-# looked up again every WORKER_HOSTS_REFRESH_S seconds (benchdash/worker_queues.py).
+# looked up again every WORKER_HOSTS_REFRESH_S seconds (benchdash/queue/worker_queues.py).
 WORKER_HOSTS = env_list("BENCHDASH_WORKER_HOSTS", [])
 if any(not re.fullmatch(r"[-a-zA-Z0-9_]+", name) for name in WORKER_HOSTS):
     raise ImproperlyConfigured(f"BENCHDASH_WORKER_HOSTS must be host names separated by commas, not {WORKER_HOSTS}")
 WORKER_HOSTS_REFRESH_S = env_int("BENCHDASH_WORKER_HOSTS_REFRESH_S", 30)
-# How often beat looks for trials whose worker vanished (benchdash/celery.py schedules it).
+# How often beat looks for trials whose worker vanished (benchdash/queue/tasks.py schedules it).
 REQUEUE_EVERY_S = env_int("BENCHDASH_REQUEUE_EVERY", 60)
 
 LOGGING = {

@@ -13,6 +13,7 @@ urlpatterns = [
     path("", include("benchdash.trends.urls")),
     path("studies/", include("benchdash.studies.urls")),
     path("", include("benchdash.inventory.urls")),
+    path("", include("benchdash.queue.urls")),
 ]
 
 handler500 = "benchdash.errors.server_error"

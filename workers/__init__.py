@@ -1,1 +1,1 @@
-"""The engine: drives target servers. Nothing here imports Django except tasks.py."""
+"""The engine: drives target servers. It imports no Django and nothing of benchdash (its tasks: benchdash/queue/)."""

@@ -1,6 +1,6 @@
 """One attempt at a study's trial, from the worker: reach its hosts, run it, profile it when asked.
 
-What the Celery glue (tasks.py) calls once it has claimed a trial; it knows no database.
+What the Celery glue (benchdash/queue/tasks.py) calls once it has claimed a trial; it knows no database.
 """
 
 import logging

@@ -1,7 +1,7 @@
-"""Plain data that crosses between the database side (tasks.py) and the engine.
+"""Plain data that crosses between the database side and the engine.
 
-The engine never sees a Django model: tasks.py builds these from rows, and turns a TrialOutcome
-back into rows.
+The engine never sees a Django model: benchdash/studies/specs.py builds these from rows, and
+benchdash/studies/services.py turns a TrialOutcome back into rows.
 """
 
 from dataclasses import dataclass, field

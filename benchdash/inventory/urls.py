@@ -6,6 +6,5 @@ app_name = "inventory"
 urlpatterns = [
     path("hosts/", views.hosts, name="hosts"),
     path("hosts/<int:pk>/", views.host_detail, name="host_detail"),
-    path("hosts/<int:pk>/noise-check/", views.host_noise_check, name="host_noise_check"),
     path("builds/", views.builds, name="builds"),
 ]

@@ -1,16 +1,10 @@
 """Pages over what we run on: hosts with their facts and noise check, and PostgreSQL builds."""
 
-from django.contrib import messages
-from django.contrib.auth.decorators import login_required, permission_required
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
-from kombu.exceptions import OperationalError as BrokerUnreachable
+from django.shortcuts import get_object_or_404, render
 
 from benchdash.access import read_access
-from benchdash.celery import NOISE_CHECK_TASK, app, host_queue
 from benchdash.inventory.facts_display import fact_rows, latest_facts
 from benchdash.inventory.models import Build, Host
 from benchdash.inventory.noise_display import noise_summary
@@ -38,21 +32,6 @@ def host_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_check_noise": request.user.has_perm(NOISE_CHECK_PERMISSION),
     }
     return render(request, "inventory/host_detail.html", ctx)
-
-
-@login_required
-@permission_required(NOISE_CHECK_PERMISSION, raise_exception=True)
-@require_POST
-def host_noise_check(request: HttpRequest, pk: int) -> HttpResponse:
-    """Queue a noise check of the host (workers.tasks.check_host_noise); its report lands on this page."""
-    host = get_object_or_404(Host, pk=pk)
-    try:
-        app.send_task(NOISE_CHECK_TASK, (host.pk,), queue=host_queue(host.name), ignore_result=True)
-    except BrokerUnreachable:
-        messages.warning(request, _("The queue (Redis) cannot be reached now: nothing was checked."))
-    else:
-        messages.success(request, _("Noise check queued: it takes a few seconds; reload this page."))
-    return redirect("inventory:host_detail", pk=host.pk)
 
 
 @read_access

@@ -22,11 +22,11 @@ from django.utils import timezone
 
 from benchdash.inventory.models import Host
 from benchdash.studies.adaptive import study_extend
-from benchdash.studies.dispatch import send_trial_after_commit
 from benchdash.studies.evidence.store import evidence_refresh
 from benchdash.studies.models import Artifact, Attempt, Study, Trial
 from benchdash.studies.plan import PlannedTrial, plan_study
 from benchdash.studies.points import points_refresh
+from benchdash.studies.signals import send_trial_after_commit
 from benchdash.studies.uncertainty import DEFAULT_THRESHOLD
 from workers.spec import RunOrder, TrialOutcome
 

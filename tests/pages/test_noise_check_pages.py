@@ -50,7 +50,7 @@ def test_the_study_page_keeps_the_verdict_its_host_had_before_it_ran(client):
 
 def test_the_button_needs_a_login_and_the_permission_to_queue_studies(client):
     host = HostFactory(name="db3", address="10.0.0.7")
-    url = reverse("inventory:host_noise_check", args=[host.pk])
+    url = reverse("queue:host_noise_check", args=[host.pk])
     assert "login" in client.post(url)["Location"]
     client.force_login(User.objects.create_user("reader", password="pw-reader-1"))
     assert client.post(url).status_code == 403

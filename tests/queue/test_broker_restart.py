@@ -3,7 +3,7 @@ process goes on, finishes the trial, and takes the next one within 30 s of Redis
 the queue when Redis restarts without its data is sent again by beat's next run.
 
 The worker runs 2 processes, as deploy/Procfile and the systemd unit start it: with one busy and one free, it
-holds an unacknowledged task while it waits on Redis for more, which is what used to end it (benchdash/broker.py).
+holds an unacknowledged task while it waits on Redis for more, which is what used to end it (benchdash/queue/broker.py).
 """
 
 import json
@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from benchdash.celery import host_queue
-from benchdash.studies.dispatch import BROKER_MARK
+from benchdash.queue.broker_mark import BROKER_MARK
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.support import (
     form_data,

@@ -2,12 +2,12 @@
 
 import pytest
 
+from benchdash.queue.tasks import run_study_trial
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.specs import trial_spec
 from tests.factories import ScenarioFactory, StudyFactory, TrialFactory
 from tests.queue.support import register_build, register_host
 from workers.cluster import prepare_cluster
-from workers.tasks import run_study_trial
 from workers.transport import connect
 
 # transaction=True: the task closes the connection a test transaction would hold (close_old_connections).

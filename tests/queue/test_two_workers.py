@@ -6,7 +6,7 @@ import itertools
 import pytest
 from django.urls import reverse
 
-from benchdash.celery import RUN_TRIAL_TASK, app
+from benchdash.queue.tasks import run_study_trial
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.support import form_data, register_build, register_host, wait_for
 
@@ -26,7 +26,7 @@ def test_duplicate_tasks_on_two_workers_never_run_a_trial_twice_or_two_attempts_
     study = Study.objects.get(title="queue test")
     for trial_id in study.trials.values_list("pk", flat=True):
         for _ in range(DUPLICATES):
-            app.send_task(RUN_TRIAL_TASK, (trial_id,), ignore_result=True)
+            run_study_trial.apply_async((trial_id,), ignore_result=True)
 
     wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 240, "the study to end")
 

@@ -1,5 +1,4 @@
-"""Celery tasks: the glue between the store and the engine, and the only workers/ module that imports
-Django or benchdash.
+"""Celery tasks: the glue between the store and the engine (workers/), which they call and which knows nothing of them.
 
 One task runs one trial, then sends the task of the next one, so that no task lives longer than
 TRIAL_TIME_LIMIT, which stays well under the broker's visibility timeout (Redis hands an
@@ -10,29 +9,26 @@ The store may go away for a while (a restart of its PostgreSQL): the heartbeat g
 outcome waits until it can be stored, so that a healthy attempt is neither put back nor lost.
 """
 
-import itertools
 import logging
-import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db import InterfaceError, OperationalError, close_old_connections, connection
+from django.db import close_old_connections, connection
 
-from benchdash.celery import NOISE_CHECK_TASK, REQUEUE_TASK, RUN_TRIAL_TASK
+from benchdash.celery import app
 from benchdash.inventory.models import Host
+from benchdash.queue.broker_mark import broker_emptied
+from benchdash.queue.heartbeat import AttemptWatch, heartbeat
+from benchdash.queue.store_retry import STORE_UNREACHABLE, with_store_retry
+from benchdash.queue.worker_queues import serve_hosts
 from benchdash.studies import services
-from benchdash.studies.dispatch import broker_emptied
 from benchdash.studies.models import Trial
 from benchdash.studies.noise import noise_check_keep, study_needs_noise_check
 from benchdash.studies.specs import cancelled_trial_spec, host_spec, trial_spec
-from benchdash.worker_queues import serve_hosts
 from workers.attempt import run_attempt, stop_server_kept_for
 from workers.host_wait import HostPatience
 from workers.preflight import check_host
@@ -43,19 +39,9 @@ logger = logging.getLogger(__name__)
 if settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] < settings.TRIAL_TIME_LIMIT * 2:
     raise ImproperlyConfigured("BENCHDASH_TRIAL_TIME_LIMIT must stay under half of CELERY_VISIBILITY_TIMEOUT")
 
-# The store's errors that pass: it restarts, or refuses connections for a while.
-STORE_UNREACHABLE = (OperationalError, InterfaceError)
-# Waits between tries while the store is unreachable: short, so a heartbeat is back within seconds.
-STORE_BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 5.0)
-# How long an ended attempt waits for the store to take its outcome before giving it up to beat.
-STORE_PATIENCE_S = 600
-
-Result = TypeVar("Result")
-
 
 @shared_task(
     bind=True,
-    name=RUN_TRIAL_TASK,
     acks_late=True,
     reject_on_worker_lost=True,
     time_limit=settings.TRIAL_TIME_LIMIT,
@@ -90,11 +76,11 @@ def run_study_trial(self: Any, trial_id: int) -> str:
 
 @worker_ready.connect
 def consume_host_queues(sender: Any, **kwargs: Any) -> None:
-    """As the worker gets ready: take the trials of the hosts it serves (benchdash/worker_queues.py)."""
+    """As the worker gets ready: take the trials of the hosts it serves (benchdash/queue/worker_queues.py)."""
     serve_hosts(sender)
 
 
-@shared_task(name=REQUEUE_TASK)
+@shared_task
 def requeue_orphaned_studies() -> list[int]:
     """Beat: put back trials whose worker vanished and resend studies with no task in flight (at once when the
     broker lost its data)."""
@@ -105,7 +91,10 @@ def requeue_orphaned_studies() -> list[int]:
     return resent
 
 
-@shared_task(name=NOISE_CHECK_TASK)
+app.add_periodic_task(settings.REQUEUE_EVERY_S, requeue_orphaned_studies.s(), name="requeue-orphaned-studies")
+
+
+@shared_task
 def check_host_noise(host_id: int) -> str:
     """The host page's "check noise now": run the noise check on the host and keep its report there."""
     close_old_connections()
@@ -138,77 +127,3 @@ def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:
         logger.exception("trial %s: the store could not keep the outcome of attempt %s", trial.pk, trial.attempts)
         failed = TrialOutcome(ok=False, error=f"the store could not keep the outcome: {type(error).__name__}: {error}")
         return with_store_retry(lambda: services.trial_finish(trial=trial, outcome=failed), "store the failure")
-
-
-def with_store_retry(action: Callable[[], Result], what: str, patience_s: float = STORE_PATIENCE_S) -> Result:
-    """action(), tried again with a short back-off while the store is unreachable, for up to patience_s."""
-    deadline = time.monotonic() + patience_s
-    for tries in itertools.count(1):
-        try:
-            return action()
-        except STORE_UNREACHABLE as error:
-            connection.close()  # the next try opens a fresh connection
-            if time.monotonic() > deadline:
-                raise
-            logger.warning("could not %s (try %s): %s; trying again", what, tries, error)
-            time.sleep(backoff_s(tries))
-    raise AssertionError("itertools.count never ends")
-
-
-def backoff_s(failures: int) -> float:
-    return STORE_BACKOFF_S[min(failures, len(STORE_BACKOFF_S)) - 1]
-
-
-class AttemptWatch:
-    """What the running attempt asks the store: go on or stop; and its heartbeat, which it writes."""
-
-    def __init__(self, trial_id: int, attempt: int) -> None:
-        self.trial_id = trial_id
-        self.attempt = attempt
-
-    def should_stop(self) -> bool:
-        """True once the study is cancelled or a later attempt took over; False while the store cannot tell:
-        an outage of the store is no reason to stop a run (the heartbeat thread rides it out)."""
-        try:
-            current = services.attempt_is_current(trial_id=self.trial_id, attempt=self.attempt)
-        except STORE_UNREACHABLE:
-            connection.close()
-            return False
-        return not current
-
-    def beat(self) -> bool:
-        """One heartbeat; False when the store refused it (this attempt is no longer the current one)."""
-        return services.trial_heartbeat(trial_id=self.trial_id, attempt=self.attempt)
-
-
-@contextmanager
-def heartbeat(watch: AttemptWatch) -> Iterator[None]:
-    """Write the attempt's heartbeat every TRIAL_HEARTBEAT_S while the block runs, from a thread of its own;
-    only the end of the block stops it."""
-    stop = threading.Event()
-    beat = threading.Thread(target=_beat, args=(watch, stop), daemon=True, name=f"heartbeat-{watch.trial_id}")
-    beat.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        beat.join(timeout=10)
-
-
-def _beat(watch: AttemptWatch, stop: threading.Event) -> None:
-    """A store error is logged and tried again after a short back-off; it never ends the thread."""
-    failures = 0
-    wait_s: float = settings.TRIAL_HEARTBEAT_S
-    try:
-        while not stop.wait(wait_s):
-            try:
-                if not watch.beat():
-                    logger.warning("trial %s: attempt %s is no longer current", watch.trial_id, watch.attempt)
-                failures, wait_s = 0, settings.TRIAL_HEARTBEAT_S
-            except Exception as error:  # noqa: BLE001 (whatever the store did, the next beat tries again)
-                connection.close()
-                failures += 1
-                wait_s = min(backoff_s(failures), settings.TRIAL_HEARTBEAT_S)
-                logger.warning("trial %s: heartbeat failed (%s), again in %.1f s", watch.trial_id, error, wait_s)
-    finally:
-        connection.close()

@@ -1,0 +1,34 @@
+"""What the store's side tells the queue: a trial is due, send its task once this transaction commits.
+
+The store says what must run; a message only says "now". The queue (benchdash/queue/dispatch.py) receives
+trial_due and sends the task; studies never imports the queue, so that following a trial from its task runs
+one way: queue, then studies, then the engine.
+"""
+
+from collections.abc import Callable
+from functools import partial
+
+from django.db import transaction
+from django.dispatch import Signal
+from django.utils import timezone
+
+from benchdash.studies.models import Trial
+
+# Sent after commit with trial_id, queue (the DB host's name, or None), countdown and report.
+trial_due = Signal()
+
+
+def send_trial_after_commit(
+    trial_id: int, *, countdown: int = 0, report: Callable[[bool], object] | None = None
+) -> None:
+    """Mark the pending trial as having a task on its way, and have its task sent after commit.
+
+    report, if given, hears whether the broker took it (only when the transaction commits).
+    """
+    Trial.objects.filter(pk=trial_id, status=Trial.Status.PENDING).update(heartbeat_at=timezone.now())
+    host_name = Trial.objects.filter(pk=trial_id).values_list("host__name", flat=True).first()
+    transaction.on_commit(
+        partial(
+            trial_due.send, sender=Trial, trial_id=trial_id, host_name=host_name, countdown=countdown, report=report
+        )
+    )
