@@ -14,7 +14,8 @@ setup:
 
 # Development: DEBUG on unless .env or the environment says otherwise (settings.py's default is off); the web
 # server, the worker and beat run as the unprivileged run user when this runs as root (deploy/as-run-user.sh).
-run: setup
+run:
+	@bash deploy/setup.sh run
 	@.venv/bin/python manage.py ensure_admin
 	@echo "benchdash: http://127.0.0.1:8000  (Ctrl-C stops the web server, worker and beat)"
 	@DEBUG=$${DEBUG:-true} .venv/bin/honcho --procfile deploy/Procfile --app-root . start

@@ -1,7 +1,9 @@
 """Typed readers for settings taken from the environment; a bad value fails loudly at start-up."""
 
+import errno
 import os
 import secrets
+import stat
 from pathlib import Path
 from urllib.parse import quote
 
@@ -65,14 +67,30 @@ def generated_secret(path: Path) -> str:
 
 
 def read_private_file(path: Path, remedy: str) -> str:
-    """The stripped text of a 0600 file; a file other accounts may read is refused: its secret would be theirs."""
-    mode = path.stat().st_mode
-    if mode & 0o077:
-        raise ImproperlyConfigured(f"{path} may be read by other accounts (mode {mode & 0o777:04o}); chmod 600 it")
+    """The stripped text of a 0600 file; a file other accounts may read is refused: its secret would be theirs.
+
+    Neither the file nor its directory may be a link (nor the file anything but a plain file): root, in set-up or
+    a test run, reads these files in a directory of the run user's, and must not be led to a file of its own.
+    """
     try:
-        return path.read_text().strip()
+        directory = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            descriptor = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
+        finally:
+            os.close(directory)
     except PermissionError:
         raise ImproperlyConfigured(f"{path} cannot be read by this account; {remedy}") from None
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            raise
+        raise ImproperlyConfigured(f"{path} or its directory is a link; remove it and run set-up again") from None
+    with os.fdopen(descriptor) as file:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise ImproperlyConfigured(f"{path} is not a plain file; remove it and run set-up again")
+        if mode & 0o077:
+            raise ImproperlyConfigured(f"{path} may be read by other accounts (mode {mode & 0o777:04o}); chmod 600 it")
+        return file.read().strip()
 
 
 def _write_new_secret(path: Path) -> None:
@@ -83,11 +101,11 @@ def _write_new_secret(path: Path) -> None:
         return  # another process made it first
     except OSError as error:
         raise ImproperlyConfigured(f"cannot write {path} ({error.strerror}); set SECRET_KEY") from None
-    with os.fdopen(descriptor, "w") as file:
-        file.write(secrets.token_urlsafe(50))
     owner = path.parent.stat()
     if os.geteuid() == 0 and owner.st_uid != 0:
-        os.chown(path, owner.st_uid, owner.st_gid)
+        os.fchown(descriptor, owner.st_uid, owner.st_gid)  # the file made, not what its name may lead to now
+    with os.fdopen(descriptor, "w") as file:
+        file.write(secrets.token_urlsafe(50))
 
 
 def secret_file(path: Path) -> str:

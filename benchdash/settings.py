@@ -85,7 +85,10 @@ TEMPLATES = [
 # The store and the broker: DATABASE_URL / REDIS_URL, or else the ones deploy/setup.sh runs on this machine, on
 # BENCHDASH_PG_PORT / BENCHDASH_REDIS_PORT (deploy/lib.sh reads the same variables, with the same defaults), with the
 # passwords it generated (0600 files in SECRETS_DIR).
-STORE_CREDENTIALS = url_credentials("benchdash", secret_file(SECRETS_DIR / "store-password"))
+# The store's role for the app is deploy/lib.sh's APP_ROLE, no superuser, once set-up has made it (and moved the
+# superuser's password to admin-password); until set-up runs again, an older store's superuser.
+_store_user = "benchdash_app" if (SECRETS_DIR / "admin-password").exists() else "benchdash"
+STORE_CREDENTIALS = url_credentials(_store_user, secret_file(SECRETS_DIR / "store-password"))
 REDIS_CREDENTIALS = url_credentials("", secret_file(SECRETS_DIR / "redis-password"))
 DATABASE_URL = env_service_url(
     "DATABASE_URL", f"postgres://{STORE_CREDENTIALS}127.0.0.1:{{port}}/benchdash", "BENCHDASH_PG_PORT", 54329

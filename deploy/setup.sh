@@ -2,6 +2,7 @@
 # Sets up this machine for benchdash: system packages, .venv, the store (PostgreSQL) and the
 # broker (Redis), migrations and the presets. Safe to run again: each step skips what is done.
 #   deploy/setup.sh            everything
+#   deploy/setup.sh run        everything, for `make run`: first checks that the run user can read this checkout
 #   deploy/setup.sh services   only start PostgreSQL and Redis
 #   deploy/setup.sh stop       stop the PostgreSQL and Redis that this script started
 #   deploy/setup.sh secure     give a running store or Redis that an older set-up left open its password now
@@ -11,19 +12,30 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 source deploy/lib.sh
 
+services() {
+  ensure_run_user
+  ensure_var
+  ensure_var_dirs
+  ensure_store
+  ensure_broker
+}
+
+everything() {
+  ensure_packages
+  ensure_run_user
+  [ "${1:-}" = run ] && check_run_user_reads_checkout
+  ensure_cluster_sudo_rule
+  ensure_venv
+  services
+  prepare_app
+}
+
 step="${1:-all}"
 case "$step" in
-  all)
-    ensure_packages
-    ensure_run_user
-    ensure_cluster_sudo_rule
-    ensure_venv
-    ensure_store
-    ensure_broker
-    prepare_app
-    ;;
-  services) ensure_run_user; ensure_store; ensure_broker ;;
+  all) everything ;;
+  run) everything run ;;
+  services) services ;;
   stop) stop_services ;;
-  secure) ensure_run_user; SECURE_NOW=1 ensure_store; SECURE_NOW=1 ensure_broker ;;
-  *) die "unknown step '$step' (all, services, stop, secure)" ;;
+  secure) SECURE_NOW=1 services ;;
+  *) die "unknown step '$step' (all, run, services, stop, secure)" ;;
 esac

@@ -4,85 +4,18 @@ Each test runs set-up on its own ports with its own var/ (never the shared store
 second local account and as the account of the benchmark clusters (both created when we are root).
 """
 
-import os
 import pwd
 import shutil
 import stat
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.sshd import free_port
+from tests.deploy_services import APP_ROLE, OTHER_USER, ROOT, STORE_USER, Services, accounts, services
 
 pytestmark = [pytest.mark.servers, pytest.mark.slow]
-ROOT = Path(__file__).resolve().parent.parent
-STORE_USER = "benchdash"
-CLUSTER_USER = "benchdash-clusters"
-OTHER_USER = "benchdash-other"
-
-
-class Services:
-    """deploy/setup.sh's store and Redis on free ports, with var/ in a directory of their own."""
-
-    def __init__(self) -> None:
-        self.var = Path(tempfile.mkdtemp(prefix="benchdash-deploy-"))
-        self.var.chmod(0o755)  # the store's account enters it
-        self.pg_port, self.redis_port = free_port(), free_port()
-        self.env = {
-            **{name: value for name, value in os.environ.items() if name not in ("DATABASE_URL", "REDIS_URL")},
-            "BENCHDASH_VAR_DIR": str(self.var),
-            "BENCHDASH_PG_PORT": str(self.pg_port),
-            "BENCHDASH_REDIS_PORT": str(self.redis_port),
-        }
-        self.secrets = self.var / "secrets"
-
-    def setup(self, step: str = "services") -> str:
-        done = subprocess.run(["bash", "deploy/setup.sh", step], cwd=ROOT, env=self.env, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr + done.stdout
-        return done.stdout
-
-    def password(self, name: str) -> str:
-        return (self.secrets / name).read_text().strip()
-
-    def as_user(self, user: str, argv: list[str], **env: str) -> subprocess.CompletedProcess:
-        command = ["runuser", "-u", user, "--", "env", *(f"{key}={value}" for key, value in env.items()), *argv]
-        return subprocess.run(command, capture_output=True, text=True, cwd="/")
-
-    def psql(self, user: str, **env: str) -> subprocess.CompletedProcess:
-        argv = ["psql", "-X", "-w", "-At", "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", "benchdash", "-d"]
-        return self.as_user(user, [*argv, "benchdash", "-c", "SELECT current_user"], PGPASSFILE="/dev/null", **env)
-
-    def redis(self, user: str, *command: str, **env: str) -> subprocess.CompletedProcess:
-        return self.as_user(user, ["redis-cli", "-p", str(self.redis_port), *command], **env)
-
-    def stop(self) -> None:
-        self.setup("stop")
-        shutil.rmtree(self.var, ignore_errors=True)
-
-
-def accounts() -> list[str]:
-    """The second local account and the clusters' account; made here when set-up has not made them."""
-    if os.geteuid() != 0:
-        pytest.skip("trying other local accounts needs root")
-    for user in (OTHER_USER, CLUSTER_USER):
-        try:
-            pwd.getpwnam(user)
-        except KeyError:
-            subprocess.run(["useradd", "--system", "--create-home", "--shell", "/bin/sh", user], check=True)
-    return [OTHER_USER, CLUSTER_USER]
-
-
-@pytest.fixture
-def services() -> Iterator[Services]:
-    accounts()
-    running = Services()
-    try:
-        yield running
-    finally:
-        running.stop()
+__all__ = ["services"]  # the fixture
 
 
 def assert_only_the_password_lets_in(services: Services) -> None:
@@ -93,9 +26,9 @@ def assert_only_the_password_lets_in(services: Services) -> None:
         assert store.returncode != 0 and "password" in store.stderr, (user, store.stderr)
         assert broker.stdout.strip().startswith("NOAUTH"), (user, broker.stdout)
         assert secret.returncode != 0 and "Permission denied" in secret.stderr
-    with_password = services.psql(STORE_USER, PGPASSWORD=services.password("store-password"))
+    with_password = services.app_psql("SELECT current_user")
     pong = services.redis(STORE_USER, "ping", REDISCLI_AUTH=services.password("redis-password"))
-    assert (with_password.returncode, with_password.stdout.strip()) == (0, "benchdash"), with_password.stderr
+    assert (with_password.returncode, with_password.stdout.strip()) == (0, APP_ROLE), with_password.stderr
     assert pong.stdout.strip() == "PONG"
 
 
@@ -104,7 +37,7 @@ def test_a_new_store_and_redis_ask_for_generated_passwords_kept_in_0600_files(se
     files = {path.name: path.stat() for path in services.secrets.iterdir()}
     directory = services.secrets.stat()
     hba = (services.var / "pg" / "pg_hba.conf").read_text()
-    assert sorted(files) == ["redis-password", "redis.conf", "store-password"]
+    assert sorted(files) == ["admin-password", "redis-password", "store-password"]
     assert {stat.S_IMODE(info.st_mode) for info in files.values()} == {0o600}
     assert (stat.S_IMODE(directory.st_mode), pwd.getpwuid(directory.st_uid).pw_name) == (0o700, STORE_USER)
     assert len(services.password("store-password")) == 32 and "trust" not in hba
@@ -116,11 +49,16 @@ def test_the_settings_reach_them_with_the_passwords_from_the_files(services):
     script = (
         "import django, redis; django.setup(); from django.conf import settings; from django.db import connection; "
         "client = redis.Redis.from_url(settings.REDIS_URL); "
-        "print(connection.cursor().execute('SHOW port').fetchone()[0], client.config_get('port')['port'])"
+        "cursor = connection.cursor(); "
+        "print(cursor.execute('SHOW port').fetchone()[0], cursor.execute('SELECT current_user').fetchone()[0], "
+        "client.config_get('port')['port'])"
     )
     env = {**services.env, "DJANGO_SETTINGS_MODULE": "benchdash.settings"}
     done = subprocess.run([".venv/bin/python", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
-    assert (done.returncode, done.stdout.split()) == (0, [str(services.pg_port), str(services.redis_port)]), done.stderr
+    assert (done.returncode, done.stdout.split()) == (
+        0,
+        [str(services.pg_port), APP_ROLE, str(services.redis_port)],
+    ), done.stderr
 
 
 def test_a_store_and_redis_an_earlier_set_up_left_open_are_given_passwords(services):

@@ -1,0 +1,93 @@
+"""deploy/setup.sh's store and Redis on free ports with a var/ of their own (never the shared store): what the
+tests of set-up (tests/test_deploy_*.py) run it on, as root, with the local accounts it needs."""
+
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.sshd import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+STORE_USER = "benchdash"
+CLUSTER_USER = "benchdash-clusters"
+OTHER_USER = "benchdash-other"
+APP_ROLE = "benchdash_app"
+ADMIN_ROLE = "benchdash"
+
+
+class Services:
+    """deploy/setup.sh's store and Redis on free ports, with var/ in a directory of their own."""
+
+    def __init__(self) -> None:
+        self.var = Path(tempfile.mkdtemp(prefix="benchdash-deploy-"))
+        self.var.chmod(0o755)  # the store's account enters it
+        self.pg_port, self.redis_port = free_port(), free_port()
+        self.env = {
+            **{name: value for name, value in os.environ.items() if name not in ("DATABASE_URL", "REDIS_URL")},
+            "BENCHDASH_VAR_DIR": str(self.var),
+            "BENCHDASH_PG_PORT": str(self.pg_port),
+            "BENCHDASH_REDIS_PORT": str(self.redis_port),
+        }
+        self.secrets = self.var / "secrets"
+
+    def run_setup(self, step: str = "services") -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "deploy/setup.sh", step], cwd=ROOT, env=self.env, capture_output=True, text=True)
+
+    def setup(self, step: str = "services") -> str:
+        done = self.run_setup(step)
+        assert done.returncode == 0, done.stderr + done.stdout
+        return done.stdout
+
+    def password(self, name: str) -> str:
+        return (self.secrets / name).read_text().strip()
+
+    def as_user(self, user: str, argv: list[str], **env: str) -> subprocess.CompletedProcess:
+        command = ["runuser", "-u", user, "--", "env", *(f"{key}={value}" for key, value in env.items()), *argv]
+        return subprocess.run(command, capture_output=True, text=True, cwd="/")
+
+    def psql(self, user: str, sql: str = "SELECT current_user", role: str = APP_ROLE, **env: str):
+        argv = ["psql", "-X", "-w", "-At", "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", role, "-d", "benchdash"]
+        return self.as_user(user, [*argv, "-c", sql], PGPASSFILE="/dev/null", **env)
+
+    def app_psql(self, sql: str) -> subprocess.CompletedProcess:
+        """sql in the database benchdash as the app's role, with its password (store-password)."""
+        return self.psql(STORE_USER, sql, PGPASSWORD=self.password("store-password"))
+
+    def redis(self, user: str, *command: str, **env: str) -> subprocess.CompletedProcess:
+        return self.as_user(user, ["redis-cli", "-p", str(self.redis_port), *command], **env)
+
+    def stop(self) -> None:
+        self.setup("stop")
+        shutil.rmtree(self.var, ignore_errors=True)
+
+
+def accounts() -> list[str]:
+    """The second local account and the clusters' account; made here when set-up has not made them."""
+    if os.geteuid() != 0:
+        pytest.skip("trying other local accounts needs root")
+    for user in (OTHER_USER, CLUSTER_USER):
+        ensure_account(user)
+    return [OTHER_USER, CLUSTER_USER]
+
+
+def ensure_account(user: str) -> None:
+    try:
+        pwd.getpwnam(user)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--create-home", "--shell", "/bin/sh", user], check=True)
+
+
+@pytest.fixture
+def services() -> Iterator[Services]:
+    accounts()
+    running = Services()
+    try:
+        yield running
+    finally:
+        running.stop()
