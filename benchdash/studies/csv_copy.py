@@ -15,19 +15,19 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import CharField, Func, QuerySet, Value
 
+from benchdash.studies.csv_cells import FORMULA_TRIGGERS
+
 CHUNK_BYTES = 64 * 1024
+# chr(61), chr(43), ...: constants PostgreSQL folds once per statement, and no quoting to get wrong.
+_TRIGGERS_SQL = ", ".join(f"chr({ord(trigger)})" for trigger in FORMULA_TRIGGERS)
 
 
 class InertText(Func):
-    """A text cell, with a leading apostrophe when it starts like a spreadsheet formula (=, +, -, @, tab, CR).
-
-    Same rule as csv_export.inert(), in SQL.
-    """
+    """A text cell, with a leading apostrophe when it starts like a spreadsheet formula: csv_cells.inert() in SQL."""
 
     # left(..., 1) IN (...) rather than a regular expression, which took a quarter of the file's time.
     template = (
-        "CASE WHEN left(%(expressions)s, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') "
-        "THEN '''' || %(expressions)s ELSE %(expressions)s END"
+        f"CASE WHEN left(%(expressions)s, 1) IN ({_TRIGGERS_SQL}) THEN '''' || %(expressions)s ELSE %(expressions)s END"
     )
     output_field = CharField()
 

@@ -17,14 +17,13 @@ from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils.http import content_disposition_header
 
+from benchdash.studies.csv_cells import inert
 from benchdash.studies.csv_copy import FlagText, InertText, LocalTimeText, copy_csv_chunks
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results import Point
 
 BOM = "\ufeff"
 ROWS_PER_CHUNK = 1000
-# A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
-FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
 # The trials file: each column's header and the cell PostgreSQL renders for it, in file order.
 TRIAL_COLUMNS: tuple[tuple[str, Any], ...] = (
@@ -79,27 +78,26 @@ SUMMARY_HEADER = (
 )
 
 
-def inert(value: Any) -> Any:
-    """A text cell a spreadsheet would run as a formula gets a leading apostrophe; other values pass."""
-    if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS):
-        return "'" + value
-    return value
-
-
 def csv_chunks(rows: Iterable[Sequence[Any]]) -> Iterator[bytes]:
     """Rows encoded by Python's csv module, about ROWS_PER_CHUNK rows per chunk."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
+    # The csv module quotes a field holding \n (the line terminator) but not one holding a bare \r, which a
+    # spreadsheet reads as a line break: what follows it would start a line, as a formula if it looks like one.
+    quoting_writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
     for count, row in enumerate(rows, start=1):
-        writer.writerow([_cell(value) for value in row])
+        cells = [_cell(value) for value in row]
+        holds_cr = any(isinstance(cell, str) and "\r" in cell for cell in cells)
+        (quoting_writer if holds_cr else writer).writerow(cells)
         if count % ROWS_PER_CHUNK == 0:
             yield _drain(buffer)
     yield _drain(buffer)
 
 
 def header_chunk(header: Sequence[str]) -> bytes:
-    """The first bytes of every file: the BOM (for Excel), then the header line."""
-    return (BOM + ",".join(header) + "\n").encode("utf-8")
+    """The first bytes of every file: the BOM (for Excel), then the header line, its cells written as every other
+    row's (a header may carry a build's name)."""
+    return BOM.encode("utf-8") + b"".join(csv_chunks([header]))
 
 
 def csv_response(filename: str, chunks: Iterable[bytes]) -> StreamingHttpResponse:
