@@ -23,8 +23,8 @@ from benchdash.env import (
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BENCHDASH_VAR_DIR", str(BASE_DIR / "var")))
 
-# Off unless set: `make run` sets it for development. Even on, only a visitor on this machine sees a debug page
-# (benchdash/debug_guard.py).
+# Off unless set: `make run` sets it for development. Even on, only staff logged in on this machine see a debug page
+# (benchdash/debug_guard.py), and it shows no secret (benchdash/redaction.py).
 DEBUG = env_bool("DEBUG", False)
 # Generated secrets: 0600 files in a 0700 directory (deploy/setup.sh keeps the store's and Redis's passwords there).
 SECRETS_DIR = Path(env_str("BENCHDASH_SECRETS_DIR", str(VAR_DIR / "secrets")))
@@ -85,16 +85,17 @@ TEMPLATES = [
 # The store and the broker: DATABASE_URL / REDIS_URL, or else the ones deploy/setup.sh runs on this machine, on
 # BENCHDASH_PG_PORT / BENCHDASH_REDIS_PORT (deploy/lib.sh reads the same variables, with the same defaults), with the
 # passwords it generated (0600 files in SECRETS_DIR).
+# The credentials stay lower-case module names, not settings: a debug page lists every setting.
 # The store's role for the app is deploy/lib.sh's APP_ROLE, no superuser, once set-up has made it (and moved the
 # superuser's password to admin-password); until set-up runs again, an older store's superuser.
 _store_user = "benchdash_app" if (SECRETS_DIR / "admin-password").exists() else "benchdash"
-STORE_CREDENTIALS = url_credentials(_store_user, secret_file(SECRETS_DIR / "store-password"))
-REDIS_CREDENTIALS = url_credentials("", secret_file(SECRETS_DIR / "redis-password"))
+_store_credentials = url_credentials(_store_user, secret_file(SECRETS_DIR / "store-password"))
+_redis_credentials = url_credentials("", secret_file(SECRETS_DIR / "redis-password"))
 DATABASE_URL = env_service_url(
-    "DATABASE_URL", f"postgres://{STORE_CREDENTIALS}127.0.0.1:{{port}}/benchdash", "BENCHDASH_PG_PORT", 54329
+    "DATABASE_URL", f"postgres://{_store_credentials}127.0.0.1:{{port}}/benchdash", "BENCHDASH_PG_PORT", 54329
 )
 REDIS_URL = env_service_url(
-    "REDIS_URL", f"redis://{REDIS_CREDENTIALS}127.0.0.1:{{port}}/0", "BENCHDASH_REDIS_PORT", 63799
+    "REDIS_URL", f"redis://{_redis_credentials}127.0.0.1:{{port}}/0", "BENCHDASH_REDIS_PORT", 63799
 )
 DATABASES = {
     "default": dj_database_url.parse(
@@ -114,6 +115,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 DEFAULT_EXCEPTION_REPORTER = "benchdash.debug_guard.GuardedExceptionReporter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "benchdash.redaction.SecretHidingFilter"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = LOGOUT_REDIRECT_URL = "trends:index"
 
@@ -220,9 +222,13 @@ WORKER_HOSTS_REFRESH_S = env_int("BENCHDASH_WORKER_HOSTS_REFRESH_S", 30)
 # How often beat looks for trials whose worker vanished (benchdash/queue/tasks.py schedules it).
 REQUEUE_EVERY_S = env_int("BENCHDASH_REQUEUE_EVERY", 60)
 
+# One handler, whose lines lose any URL password or secret (an exception's message may hold one). Django's loggers
+# drop the handlers of its default configuration and pass their records to it.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"secret_hiding": {"()": "benchdash.redaction.SecretHidingFormatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "secret_hiding"}},
+    "loggers": {"django": {"handlers": [], "propagate": True}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

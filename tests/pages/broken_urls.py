@@ -1,5 +1,6 @@
-"""The site's URLs and error handlers plus one page that fails, for the tests of the 500 page."""
+"""The site's URLs and error handlers plus pages that fail, for the tests of the 500 page."""
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
@@ -10,5 +11,15 @@ def broken_page(request: HttpRequest) -> HttpResponse:
     raise RuntimeError("a bug in a view")
 
 
-urlpatterns = [path("broken/", broken_page), *site_urls.urlpatterns]
+def broken_page_naming_the_broker(request: HttpRequest) -> HttpResponse:
+    """Fails with the broker's URL, password included, in its message and in a local variable."""
+    broker = settings.CELERY_BROKER_URL
+    raise ConnectionError(f"cannot reach {broker}")
+
+
+urlpatterns = [
+    path("broken/", broken_page),
+    path("broken-broker/", broken_page_naming_the_broker),
+    *site_urls.urlpatterns,
+]
 handler500 = site_urls.handler500

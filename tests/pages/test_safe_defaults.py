@@ -1,4 +1,4 @@
-"""Safe web defaults: DEBUG off unless set; with it on, a debug page only for a visitor on this machine; with
+"""Safe web defaults: DEBUG off unless set; with it on, a debug page only for staff on this machine; with
 BENCHDASH_PUBLIC_READ off, every page but the login's sends an anonymous visitor to log in; raw files only
 through the checked view."""
 
@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 from django.urls import reverse
@@ -121,10 +122,15 @@ def test_a_visitor_from_elsewhere_asking_for_text_gets_no_traceback_either(debug
     assert response.content.decode() == "Server Error (500)\n"
 
 
+def staff(client: Client) -> Client:
+    client.force_login(User.objects.create_user("developer", is_staff=True))
+    return client
+
+
 @pytest.mark.urls("tests.pages.broken_urls")
 @pytest.mark.parametrize("address", ["127.0.0.1", "::1"])
 def test_a_developer_on_this_machine_gets_the_debug_page(debug_on: Client, address: str) -> None:
-    response = debug_on.get("/broken/", REMOTE_ADDR=address)
+    response = staff(debug_on).get("/broken/", REMOTE_ADDR=address)
 
     assert response.status_code == 500
     assert "a bug in a view" in response.content.decode() and "Traceback" in response.content.decode()
@@ -139,7 +145,7 @@ def test_a_visitor_from_elsewhere_gets_the_plain_404_page_with_debug_on(debug_on
     assert "<h1>Page not found</h1>" in page
     assert "URLconf" not in page and "benchdash.urls" not in page and "Traceback" not in page
 
-    local = debug_on.get(path, REMOTE_ADDR="127.0.0.1")
+    local = staff(debug_on).get(path, REMOTE_ADDR="127.0.0.1")
     assert local.status_code == 404 and "DEBUG = True" in local.content.decode()
 
 
