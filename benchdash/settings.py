@@ -1,6 +1,7 @@
 """benchdash settings: every value comes from the environment (see .env.example)."""
 
 import re
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,7 @@ INSTALLED_APPS = [
     "benchdash.studies",
     "benchdash.trends",
     "benchdash.queue",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -61,6 +63,8 @@ MIDDLEWARE = [
     "benchdash.debug_guard.DebugPagesForThisMachineOnly",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a refused login (too many failures) into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "benchdash.urls"
@@ -116,6 +120,15 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 DEFAULT_EXCEPTION_REPORTER = "benchdash.debug_guard.GuardedExceptionReporter"
 DEFAULT_EXCEPTION_REPORTER_FILTER = "benchdash.redaction.SecretHidingFilter"
+# Login throttling (django-axes, its attempts in the store): after LOGIN_FAILURE_LIMIT wrong passwords for one
+# account from one address, even the right one is refused for LOGIN_COOLOFF_MINUTES, on /accounts/login/ and
+# /admin/login/ alike. The axes backend comes first: it refuses before the password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("BENCHDASH_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("BENCHDASH_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_CALLABLE = "benchdash.lockout.locked_out_page"
+AXES_RESET_ON_SUCCESS = True
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = LOGOUT_REDIRECT_URL = "trends:index"
 
