@@ -138,7 +138,7 @@ class Cluster:
         argv += ["--auth-local=peer", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-locale", "--no-sync"]
         self._run(argv, timeout=600, what="initdb", long="initdb")
         self.transport.put_bytes(b"", posixpath.join(self.data_dir, SETTINGS_FILE), mode=0o600)
-        self._append_once("postgresql.conf", INCLUDE_BLOCK)
+        self._put_last("postgresql.conf", INCLUDE_BLOCK)
         os_user = self.transport.run(["id", "-un"], timeout=60).text.strip()
         ident = ident_lines(IDENT_MAP, os_user, self.user).encode()
         self.transport.put_bytes(ident, self._file("pg_ident.conf"), 0o600)
@@ -146,11 +146,14 @@ class Cluster:
     def _file(self, filename: str) -> str:
         return posixpath.join(self.data_dir, filename)
 
-    def _append_once(self, filename: str, block: str) -> None:
+    def _put_last(self, filename: str, block: str) -> None:
+        """The block as the file's last lines, moved there if anything was appended after it: in postgresql.conf
+        a later line wins, so lines added at its end (a log written into it) would beat the engine's own."""
         path = self._file(filename)
         current = self.transport.get_bytes(path).decode("utf-8", "replace")
-        if block.strip() not in current:
-            self.transport.put_bytes((current.rstrip("\n") + "\n" + block).encode(), path, mode=0o600)
+        wanted = current.replace(block, "").rstrip("\n") + "\n" + block
+        if wanted != current:
+            self.transport.put_bytes(wanted.encode(), path, mode=0o600)
 
     def setting_names(self) -> set[str]:
         """Every setting this server knows, from its own `postgres --describe-config`."""
@@ -202,6 +205,7 @@ class Cluster:
             )
         conf = self._server_conf(self.port).encode()
         self.transport.put_bytes(conf, self._file(SERVER_FILE), 0o600)
+        self._put_last("postgresql.conf", INCLUDE_BLOCK)
         hba = hba_lines(self.user, self.client_addresses, IDENT_MAP).encode()
         self.transport.put_bytes(hba, self._file("pg_hba.conf"), 0o600)
 

@@ -48,6 +48,14 @@ LEAVES_THE_CLUSTER = gettext_noop(
     "%(name)s = %(value)s points outside the cluster: give a relative path without '..' (and, for a file name, "
     "without '/')."
 )
+NOT_THE_LOG_DIRECTORY = gettext_noop(
+    "%(name)s = %(value)s: the server's log may only go to its own log directory, never among the files it reads "
+    "at start: give log, or a directory below it (log/benchdash) named with letters, digits and . _ -."
+)
+NOT_A_LOG_FILE_NAME = gettext_noop(
+    "%(name)s = %(value)s: give a plain file name of letters, digits, strftime escapes (%%Y, %%a ...) and . _ -, "
+    "not starting with a dot; the file goes in log_directory."
+)
 LISTENING = gettext_noop(
     "%(name)s decides where the server listens or who may connect to it: benchdash sets that, never a study."
 )
@@ -98,8 +106,14 @@ _LISTENING_CATEGORIES = (
 # postgresql.conf directives that read another file: never setting names, refused by name all the same.
 _INCLUDES = frozenset({"include", "include_dir", "include_if_exists"})
 _FILE_SUFFIXES = ("_file", "_directory", "_directories", "_dir", "_keyfile")
-# Paths the server resolves inside the data directory when they are relative: allowed when they stay there.
-_IN_CLUSTER_PATHS = frozenset({"log_directory", "log_filename"})
+# The files the server writes that a study may name: its log, in the data directory's log/ or below it only,
+# where the server reads nothing (postgresql.conf, pg_hba.conf, standby.signal, global/pg_control ... lie elsewhere).
+_LOG_DIRECTORY_RE = re.compile(r"log(?:/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*", re.ASCII)
+_LOG_FILENAME_RE = re.compile(r"[A-Za-z0-9_%-][A-Za-z0-9_%.-]*", re.ASCII)
+_LOG_PATHS = {
+    "log_directory": (_LOG_DIRECTORY_RE, NOT_THE_LOG_DIRECTORY),
+    "log_filename": (_LOG_FILENAME_RE, NOT_A_LOG_FILE_NAME),
+}
 
 
 def never_allowed(name: str, value: str, info: SettingInfo | None = None) -> Refusal | None:
@@ -116,18 +130,19 @@ def never_allowed(name: str, value: str, info: SettingInfo | None = None) -> Ref
         return Refusal(EXTENSION_SETTING, params)
     if lowered in _LISTENING or lowered.startswith("ssl") or category in _LISTENING_CATEGORIES:
         return Refusal(LISTENING, params)
-    if lowered in _IN_CLUSTER_PATHS:
-        return None if _stays_in_cluster(lowered, value) else Refusal(LEAVES_THE_CLUSTER, params)
+    if lowered in _LOG_PATHS:
+        return _log_path_refusal(lowered, value, params)
     if lowered in _INCLUDES or lowered.endswith(_FILE_SUFFIXES) or category == "File Locations":
         return Refusal(NAMES_A_FILE, params)
     return None
 
 
-def _stays_in_cluster(name: str, path: str) -> bool:
-    parts = path.split("/")
-    if not path or path.startswith(("/", "~")) or ".." in parts or "\x00" in path:
-        return False
-    return name != "log_filename" or len(parts) == 1
+def _log_path_refusal(name: str, path: str, params: Mapping[str, object]) -> Refusal | None:
+    pattern, message = _LOG_PATHS[name]
+    if pattern.fullmatch(path):
+        return None
+    leaves = path.startswith(("/", "~")) or ".." in path.split("/") or (name == "log_filename" and "/" in path)
+    return Refusal(LEAVES_THE_CLUSTER if leaves else message, params)
 
 
 # -- whether the server takes a value --------------------------------------------------------------
