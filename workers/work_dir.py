@@ -4,10 +4,12 @@ Builds, clusters, their passwords and the fence all live under the work dir: ano
 write there (or replace a directory on its path) could plant a build that benchdash would run. So before
 a trial uses a host, check_work_dir makes the dir (mode 0700) if it is missing, then checks:
 
-1. every directory on its path, symbolic links resolved, belongs to root or to the account, and no other
-   account can write to it. One exception: a directory of root's with the sticky bit (/tmp, /var/tmp) may be
-   writable by all, as an ancestor only: there nobody may rename or remove an entry of another account's,
-   and the entries below it (the work dir, or a directory of the account's) are checked as usual;
+1. every directory on its path, every symbolic link on it and every directory such a link passes through
+   (links are resolved one at a time, each checked itself) belongs to root or to the account, and no other
+   account can write to it (a link cannot be written, only replaced by the owner of its directory). One
+   exception: a directory of root's with the sticky bit (/tmp, /var/tmp) may be writable by all, as an ancestor
+   only: there nobody may rename or remove an entry of another account's, and the entries below it (the work
+   dir, or a directory of the account's) are checked as usual;
 2. the work dir itself belongs to the account; group and others lose any access it gave them (chmod 700).
 """
 
@@ -17,22 +19,45 @@ from dataclasses import dataclass
 
 from workers.transport import Transport, TransportError
 
-# $1 "make" to make the path (mode 0700) when it is missing, $2 "files" to list the files in it too, $3 the path,
-# then every prefix of it: prints the account's uid, then "uid mode type|path" for every directory on the resolved
-# path of each prefix (and every entry in the path itself, with "files").
+# $1 "make" to make the path (mode 0700) when it is missing, $2 "files" to list the files in it too, $3 the path.
+# Prints the account's uid, then "uid mode type|path" (lstat) for the resolved path, then for every entry met
+# walking the path from / one name at a time: a link is resolved one step (readlink), and its target walked the
+# same way, so every link and every directory it passes through is seen (and, with "files", every entry in it).
 _CHECK_SCRIPT = r"""
 make=$1 files=$2 path=$3
-shift 3
 umask 077
 if [ "$make" = make ]; then mkdir -p -- "$path" || exit 3; fi
 id -u
-resolved=$(realpath -e -- "$@") || exit 4
-# Every ancestor of every resolved prefix, the resolved path itself first; one stat for them all.
-printf '%s\n' "$resolved" | while IFS= read -r dir; do
-  while :; do printf '%s\n' "$dir"; [ "$dir" = / ] && break; dir=${dir%/*}; dir=${dir:-/}; done
-done | xargs -d '\n' stat -c '%u %f %F|%n' -- || exit 4
+entry() { stat -c '%u %f %F|%n' -- "$1"; }
+resolved='' pending=$path links=0
+met=$(entry /) || exit 4
+while :; do
+  pending=${pending#"${pending%%[!/]*}"}
+  [ -n "$pending" ] || break
+  name=${pending%%/*}
+  case $pending in */*) pending=${pending#*/} ;; *) pending='' ;; esac
+  case $name in
+    .) continue ;;
+    ..) resolved=${resolved%/*}; continue ;;
+  esac
+  current=$resolved/$name
+  met="$met
+$(entry "$current")" || exit 4
+  if [ -L "$current" ]; then
+    links=$((links + 1))
+    if [ "$links" -gt 40 ]; then echo "$path: more than 40 symbolic links" >&2; exit 4; fi
+    target=$(readlink -- "$current") || exit 4
+    case $target in /*) resolved='' ;; esac
+    pending=$target/$pending
+  else
+    resolved=$current
+  fi
+done
+entry "${resolved:-/}" || exit 4
+printf '%s\n' "$met"
 if [ "$files" = files ]; then find "$path/" -mindepth 1 -maxdepth 1 ! -type l -exec stat -c '%u %f %F|%n' -- {} +; fi
 """
+LINK = "symbolic link"
 
 
 class UnsafeWorkDir(TransportError):
@@ -45,14 +70,6 @@ class PathEntry:
     uid: int
     mode: int  # st_mode: type and permission bits
     kind: str  # as stat prints it: "directory", "regular file", ...
-
-
-def path_prefixes(work_dir: str) -> list[str]:
-    """'/a/b/c' -> ['/a/b/c', '/a/b', '/a', '/']."""
-    prefixes = [posixpath.normpath(work_dir)]
-    while prefixes[-1] != "/":
-        prefixes.append(posixpath.dirname(prefixes[-1]))
-    return prefixes
 
 
 def parse_entries(text: str) -> tuple[int, list[PathEntry]]:
@@ -76,9 +93,11 @@ def path_refusals(
     for entry in entries:
         own = entry.path == target
         is_dir = entry.kind == "directory"
-        writable_by_others = entry.mode & (stat.S_IWGRP | stat.S_IWOTH)
+        # A link's own mode means nothing (always 0777): only its owner, or the directory's, can replace it.
+        is_link = entry.kind == LINK and not own
+        writable_by_others = entry.mode & (stat.S_IWGRP | stat.S_IWOTH) and not is_link
         sticky_root_dir = is_dir and entry.uid == 0 and entry.mode & stat.S_ISVTX
-        if not is_dir and (own or entry.kind != "regular file"):
+        if not is_dir and not is_link and (own or entry.kind != "regular file"):
             reasons.append(f"{entry.path} is not a directory" if own else f"{entry.path} is a {entry.kind}")
         elif own and target_is_the_account_s and entry.uid != uid:
             reasons.append(f"{entry.path} belongs to uid {entry.uid}, not to the account benchdash runs as (uid {uid})")
@@ -95,7 +114,7 @@ def inspect_path(transport: Transport, path: str, *, make: bool, files: bool) ->
     if not posixpath.isabs(path):
         raise UnsafeWorkDir(f"{path!r} on {transport.host.name} is not an absolute path")
     flags = ["make" if make else "", "files" if files else ""]
-    argv = ["sh", "-c", _CHECK_SCRIPT, "sh", *flags, path, *path_prefixes(path)]
+    argv = ["sh", "-c", _CHECK_SCRIPT, "sh", *flags, path]
     result = transport.run(argv, check=False, timeout=60)
     if not result.ok:
         detail = result.stderr.decode("utf-8", "replace").strip()
