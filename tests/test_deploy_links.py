@@ -4,7 +4,6 @@ The run user could otherwise turn set-up's writes, chowns and reads into root's 
 (docs/SECURITY.md). Each test plants links after a first set-up, on its own ports with its own var/.
 """
 
-import os
 import shutil
 import subprocess
 import tempfile
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy_services import STORE_USER, services
+from tests.deploy_services import OTHER_USER, STORE_USER, services
 
 pytestmark = [pytest.mark.servers, pytest.mark.slow]
 __all__ = ["services"]  # the fixture
@@ -84,6 +83,6 @@ def test_links_in_place_of_var_s_directories_stop_set_up_and_change_nothing_of_r
 
 def test_a_var_that_another_account_owns_stops_set_up(services):
     services.setup()
-    os.chown(services.secrets, 0, 0)
+    shutil.chown(services.secrets, OTHER_USER)  # root's own would be handed over: set-up made it, earlier
     again = services.run_setup()
-    assert again.returncode != 0 and f"{services.secrets} belongs to root, not {STORE_USER}" in again.stderr
+    assert again.returncode != 0 and f"{services.secrets} belongs to {OTHER_USER}, not {STORE_USER}" in again.stderr
