@@ -83,11 +83,13 @@ def consume_host_queues(sender: Any, **kwargs: Any) -> None:
 @shared_task
 def requeue_orphaned_studies() -> list[int]:
     """Beat: put back trials whose worker vanished and resend studies with no task in flight (at once when the
-    broker lost its data)."""
+    broker lost its data); finish the outputs of trials whose worker died right after storing them."""
     close_old_connections()
     resent = services.trials_orphaned(broker_emptied=broker_emptied())
     if resent:
         logger.warning("resent orphaned trials: %s", resent)
+    if repaired := services.trials_outputs_repair():
+        logger.warning("repaired the outputs a crash left behind of trials: %s", repaired)
     return resent
 
 

@@ -104,7 +104,7 @@ def test_a_cancel_tells_the_running_attempt_to_stop(study):
 def test_artifact_files_are_named_by_attempt(study):
     trial = services.trial_claim(trial_id=first(study).pk, worker="w")
     services.trial_finish(trial=trial, outcome=good())
-    assert f"trial-{trial.pk}-1-pgbench_stdout" in Artifact.objects.get(trial=trial).file.name
+    assert Artifact.objects.get(trial=trial).file.name == f"artifacts/trials/{trial.pk}/attempt-1-pgbench_stdout.txt"
 
 
 @override_settings(TRIAL_MAX_ATTEMPTS=2)

@@ -269,6 +269,9 @@ class Trial(models.Model):
     error = models.TextField(_("error"), blank=True)
     notes = models.TextField(_("notes"), blank=True)
     import_key = models.CharField(max_length=64, unique=True, null=True, blank=True, editable=False)
+    # Set (by the store's clock) when an attempt's outcome committed or an attempt was lost, cleared once the trial's
+    # points, evidence and files are brought up to date after commit; beat repairs what a crash left set.
+    outputs_due_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["study", "position"]
@@ -302,6 +305,10 @@ class Trial(models.Model):
                 include=["tps"],
                 condition=Q(status="succeeded", tps__isnull=False),
                 name="trial_median_idx",
+            ),
+            # beat's repair of outputs a crash left behind (services.trials_outputs_repair)
+            models.Index(
+                fields=["outputs_due_at"], condition=Q(outputs_due_at__isnull=False), name="trial_outputs_due_idx"
             ),
         ]
 
