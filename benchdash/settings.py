@@ -129,6 +129,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("BENCHDASH_LOGIN_COOLOFF_MINUTES",
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_CALLABLE = "benchdash.lockout.locked_out_page"
 AXES_RESET_ON_SUCCESS = True
+# No banner on every manage.py command and worker start.
+AXES_VERBOSE = False
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = LOGOUT_REDIRECT_URL = "trends:index"
 
@@ -181,6 +183,8 @@ PUBLIC_READ = env_bool("BENCHDASH_PUBLIC_READ", True)
 # Widening is for the whole site, never per study; settings that run commands, load libraries, name files or
 # change how the server listens stay refused whatever this says.
 STUDY_SETTINGS_EXTRA = env_list("BENCHDASH_STUDY_SETTINGS_EXTRA", [])
+# A host's address may be link-local (169.254.0.0/16, fe80::/10: where cloud metadata services answer) only with this.
+ALLOW_LINK_LOCAL_HOSTS = env_bool("BENCHDASH_ALLOW_LINK_LOCAL_HOSTS", False)
 
 # Where the engine keeps fetched PostgreSQL archives and SSH keys on the worker's machine.
 BUILDS_DIR = Path(env_str("BENCHDASH_BUILDS_DIR", str(VAR_DIR / "builds")))
