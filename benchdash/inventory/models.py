@@ -5,7 +5,7 @@ import re
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from benchdash.inventory.validators import validate_target_path
+from benchdash.inventory.validators import validate_host_address, validate_port, validate_target_path
 
 LOCAL_HOST_NAME = "local"
 
@@ -14,8 +14,14 @@ class Host(models.Model):
     """A server under test or a pgbench client. The host named `local` is the worker itself."""
 
     name = models.SlugField(_("name"), max_length=64, unique=True)
-    address = models.CharField(_("address"), max_length=255, blank=True)
-    port = models.PositiveIntegerField(_("SSH port"), default=22)
+    address = models.CharField(
+        _("address"),
+        max_length=255,
+        blank=True,
+        validators=[validate_host_address],
+        help_text=_("A host name or an IP address; link-local addresses only where an administrator allows them."),
+    )
+    port = models.PositiveIntegerField(_("SSH port"), default=22, validators=validate_port)
     username = models.CharField(_("SSH user"), max_length=64, blank=True)
     key_path = models.CharField(
         _("private key file"),

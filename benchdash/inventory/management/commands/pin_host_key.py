@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from benchdash.inventory.models import Host
@@ -54,4 +55,11 @@ class Command(BaseCommand):
             raise CommandError(f"no host named {name!r}") from None
         if host.is_local or not host.address:
             raise CommandError(f"host {name!r} is not reached by SSH (no address), so it has no host key")
+        # A row stored before the address and port were checked is checked here, before anything connects.
+        try:
+            host.clean_fields(
+                exclude=[field.name for field in Host._meta.fields if field.name not in ("address", "port")]
+            )
+        except ValidationError as error:
+            raise CommandError(f"host {name!r}: {' '.join(error.messages)}") from None
         return host
