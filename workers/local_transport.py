@@ -20,6 +20,21 @@ from workers.transport_base import (
 )
 
 DEFAULT_LOCAL_USER = "benchdash-clusters"
+# What `sudo -n` says when no sudoers rule lets it run the command without a password.
+_SUDO_NEEDS_A_PASSWORD = b"sudo: a password is required"
+SUDO_REFUSED = "sudo refused to run commands as"
+
+
+class SudoRefused(TransportError):
+    """sudo would not run commands as the clusters' account: the sudoers rule that `make setup` writes is missing.
+    The message starts with SUDO_REFUSED, which the study page recognises and explains in the reader's language."""
+
+    def __init__(self, account: str) -> None:
+        self.account = account
+        super().__init__(
+            f"{SUDO_REFUSED} {account} without a password: run `make setup` as root; "
+            f"it writes /etc/sudoers.d/benchdash-{account}."
+        )
 
 
 class LocalTransport(Transport):
@@ -64,6 +79,8 @@ class LocalTransport(Transport):
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
             raise CommandTimeout(f"{shlex.join(argv)} ran past its timeout of {timeout:g}s and was killed") from None
+        if process.returncode == 1 and command[0] == "sudo" and stderr.startswith(_SUDO_NEEDS_A_PASSWORD):
+            raise SudoRefused(self.run_as)
         result = CommandResult(list(argv), process.returncode, stdout, stderr, time.monotonic() - started)
         return self.finish(result, timeout=timeout, check=check)
 
