@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from django.conf import settings
 from django.db import connection
 
-from benchdash.queue.store_retry import STORE_UNREACHABLE, backoff_s
+from benchdash.store_retry import STORE_UNREACHABLE, backoff_s
 from benchdash.studies import services
 
 logger = logging.getLogger(__name__)

@@ -23,8 +23,8 @@ from benchdash.celery import app
 from benchdash.inventory.models import Host
 from benchdash.queue.broker_mark import broker_emptied
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
-from benchdash.queue.store_retry import STORE_UNREACHABLE, with_store_retry
 from benchdash.queue.worker_queues import serve_hosts
+from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
 from benchdash.studies import services
 from benchdash.studies.models import Trial
 from benchdash.studies.noise import noise_check_keep, study_needs_noise_check

@@ -1,10 +1,13 @@
-"""Helpers of the queue tests: rows for hosts and builds, the form's data, waiting."""
+"""Helpers of the queue tests: rows for hosts and builds, the form's data, waiting, a store outage."""
 
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import psycopg
+from django.db import connection
 from django.urls import reverse
+from psycopg import sql
 
 from benchdash.inventory.management.commands.register_local import postgres_version
 from benchdash.inventory.models import Build, Host
@@ -125,3 +128,34 @@ def rescue_and_wait_for_the_study(celery_processes, study: Study, interrupted: T
     assert [trial.attempts for trial in trials if trial.pk != interrupted.pk] == [1] * (len(trials) - 1)
     assert Artifact.objects.filter(trial__study=study, kind="pgbench_stdout").count() == len(trials)
     return trials
+
+
+def store_outage(seconds: float) -> None:
+    """What a client sees of a restart of the store, made on the shared server without restarting it (others use
+    it): every connection to the test database but this test's own is cut, and new ones are refused
+    (ALLOW_CONNECTIONS false) for `seconds`, then let in again.
+
+    From the server's maintenance database (a database cannot refuse connections while one is made to it):
+    the test's own connection to the test database stays, every other one is cut and none is let in."""
+    settings = connection.settings_dict
+    database = sql.Identifier(settings["NAME"])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (own,) = cursor.fetchone()
+    with psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"],
+        user=settings["USER"],
+        password=settings["PASSWORD"] or None,
+        dbname="postgres",
+        autocommit=True,
+    ) as maintenance:
+        maintenance.execute(sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS false").format(database))
+        try:
+            maintenance.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> %s",
+                [settings["NAME"], own],
+            )
+            time.sleep(seconds)
+        finally:
+            maintenance.execute(sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS true").format(database))

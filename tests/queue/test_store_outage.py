@@ -2,19 +2,15 @@
 no second attempt starts.
 
 What the worker sees of a restart of the store's PostgreSQL is made on the shared server without restarting it
-(others use it): every connection to the test database but this test's own is terminated, and new ones are refused
-(ALLOW_CONNECTIONS false) for OUTAGE_S, then allowed again. See docs/RELIABILITY.md.
+(others use it): support.store_outage. See docs/RELIABILITY.md.
 """
 
 import time
 
-import psycopg
 import pytest
-from django.db import connection
-from psycopg import sql
 
 from benchdash.studies.models import Artifact, Attempt, Study, Trial
-from tests.queue.support import queue_reference_study_and_wait_for_pgbench, wait_for
+from tests.queue.support import queue_reference_study_and_wait_for_pgbench, store_outage, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -22,33 +18,6 @@ OUTAGE_S = 5
 # Beat would put back a trial whose heartbeat is older than this: more than the outage, less than the run left
 # after it, so that a heartbeat that died with the outage gets its trial put back before the run ends.
 STALE_AFTER_S = 10
-
-
-def store_outage(seconds: float) -> None:
-    """From the server's maintenance database (a database cannot refuse connections while one is made to it):
-    the test's own connection to the test database stays, every other one is cut and none is let in."""
-    settings = connection.settings_dict
-    database = sql.Identifier(settings["NAME"])
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        (own,) = cursor.fetchone()
-    with psycopg.connect(
-        host=settings["HOST"],
-        port=settings["PORT"],
-        user=settings["USER"],
-        password=settings["PASSWORD"] or None,
-        dbname="postgres",
-        autocommit=True,
-    ) as maintenance:
-        maintenance.execute(sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS false").format(database))
-        try:
-            maintenance.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> %s",
-                [settings["NAME"], own],
-            )
-            time.sleep(seconds)
-        finally:
-            maintenance.execute(sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS true").format(database))
 
 
 def test_a_trial_rides_out_a_store_outage_and_is_stored_once(

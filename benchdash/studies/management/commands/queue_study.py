@@ -1,11 +1,12 @@
 """`manage.py queue_study`: queue a study from the command line, with the same checks as the form.
 
-Prints the new study's id. With --wait it shows a progress bar and exits 0 when every trial
-succeeded, 1 otherwise. With --preset, what is not given comes from the study preset (the seed's design
-and procedure: scenarios, client levels, repetitions, run order, duration, scale, postgresql.conf).
-When the queue (Redis) cannot be reached, the study is saved and queued all the same: the id is
-printed, a note on stderr says so, and the exit status is 0; beat sends its first trial once Redis
-answers (with --wait, the bar waits for that).
+Prints the new study's id. With --wait it shows a progress bar and exits 0 when every trial succeeded, 1 otherwise;
+it rides out a store that restarts or goes away a while, as a worker does, and exits 3 if the store stays out of
+reach past that patience (the study goes on without it). With --preset, what is not given comes from the study
+preset (the seed's design and procedure: scenarios, client levels, repetitions, run order, duration, scale,
+postgresql.conf). When the queue (Redis) cannot be reached, the study is saved and queued all the same: the id is
+printed, a note on stderr says so, and the exit status is 0; beat sends its first trial once Redis answers (with
+--wait, the bar waits for that).
 """
 
 import sys
@@ -18,14 +19,17 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from benchdash.inventory.models import Build, Host
+from benchdash.store_retry import STORE_PATIENCE_S, STORE_UNREACHABLE, with_store_retry
 from benchdash.studies import services
 from benchdash.studies.forms import StudyForm
 from benchdash.studies.models import Scenario, Study, StudyPreset
 from benchdash.studies.pg_settings import settings_text
-from benchdash.studies.progress import study_progress
+from benchdash.studies.progress import StudyProgress, study_progress
 from workers.spec import RunOrder
 
 POLL_S = 1.0
+# The exit status of --wait when the store stayed out of reach past STORE_PATIENCE_S (1: a trial failed).
+STORE_LOST_EXIT = 3
 
 
 def resolve_build(token: str) -> Build:
@@ -168,8 +172,7 @@ class Command(BaseCommand):
         stream = getattr(self.stderr, "_out", sys.stderr)
         with tqdm(total=progress.total, unit="trial", desc=f"study {study.pk}", file=stream) as bar:
             while True:
-                study.refresh_from_db()
-                progress = study_progress(study)
+                progress = self._progress_now(study)
                 bar.update(progress.finished - bar.n)
                 bar.set_postfix_str(progress.current.scenario if progress.current else progress.status)
                 if progress.ended:
@@ -179,6 +182,22 @@ class Command(BaseCommand):
             raise CommandError(
                 f"study {study.pk} ended {progress.status}: {progress.failed} trials failed", returncode=1
             )
+
+    def _progress_now(self, study: Study) -> StudyProgress:
+        """The study's progress, read again: a store that restarts or refuses connections a while is waited for."""
+
+        def read() -> StudyProgress:
+            study.refresh_from_db()
+            return study_progress(study)
+
+        try:
+            return with_store_retry(read, "read the study's progress")
+        except STORE_UNREACHABLE as error:
+            raise CommandError(
+                f"the store could not be reached for {STORE_PATIENCE_S} s ({error}); study {study.pk} goes on "
+                "without this command: see its page, or run queue_study's --wait again later",
+                returncode=STORE_LOST_EXIT,
+            ) from error
 
 
 def _version_order(build: Build) -> int:
