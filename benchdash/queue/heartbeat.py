@@ -20,6 +20,8 @@ class AttemptWatch:
     def __init__(self, trial_id: int, attempt: int) -> None:
         self.trial_id = trial_id
         self.attempt = attempt
+        # Set while the attempt stores its own outcome: a beat refused then is the trial's ordinary end.
+        self.storing = False
 
     def should_stop(self) -> bool:
         """True once the study is cancelled or a later attempt took over; False while the store cannot tell:
@@ -57,7 +59,7 @@ def _beat(watch: AttemptWatch, stop: threading.Event) -> None:
     try:
         while not stop.wait(wait_s):
             try:
-                if not watch.beat():
+                if not watch.beat() and not watch.storing:
                     logger.warning("trial %s: attempt %s is no longer current", watch.trial_id, watch.attempt)
                 failures, wait_s = 0, settings.TRIAL_HEARTBEAT_S
             except Exception as error:  # noqa: BLE001 (whatever the store did, the next beat tries again)

@@ -67,6 +67,7 @@ def run_study_trial(self: Any, trial_id: int) -> str:
             noise_check_keep(report=check_host(spec.db_host), host_id=trial.host_id, study_id=trial.study_id)
         patience = HostPatience(tuple(settings.HOST_WAIT_DELAYS_S), settings.HOST_WAIT_LIMIT_S)
         outcome = run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
+        watch.storing = True
         trial = store_outcome(trial, outcome)
     if trial.status != Trial.Status.RUNNING:  # running: a later attempt has it, and its end goes on
         with_store_retry(lambda: services.study_continue(study_id=trial.study_id), "send the next trial")
