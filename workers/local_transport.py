@@ -2,6 +2,7 @@
 
 import os
 import pwd
+import re
 import shlex
 import signal
 import subprocess
@@ -25,15 +26,21 @@ _SUDO_NEEDS_A_PASSWORD = b"sudo: a password is required"
 SUDO_REFUSED = "sudo refused to run commands as"
 
 
+def sudo_rule_file(worker_account: str, clusters_account: str) -> str:
+    """Where `make setup` writes the rule that lets the worker's account act as the clusters' account: one file per
+    pair (deploy/lib.sh's sudo_rule_file names it the same way); sudo skips names with '.' or '~'."""
+    return "/etc/sudoers.d/benchdash-" + re.sub(r"[^A-Za-z0-9_-]", "_", f"{worker_account}-{clusters_account}")
+
+
 class SudoRefused(TransportError):
     """sudo would not run commands as the clusters' account: the sudoers rule that `make setup` writes is missing.
     The message starts with SUDO_REFUSED, which the study page recognises and explains in the reader's language."""
 
     def __init__(self, account: str) -> None:
         self.account = account
+        rule_file = sudo_rule_file(pwd.getpwuid(os.geteuid()).pw_name, account)
         super().__init__(
-            f"{SUDO_REFUSED} {account} without a password: run `make setup` as root; "
-            f"it writes /etc/sudoers.d/benchdash-{account}."
+            f"{SUDO_REFUSED} {account} without a password: run `make setup` as root; it writes {rule_file}."
         )
 
 

@@ -37,7 +37,7 @@ def test_the_engine_raises_a_distinct_error_that_names_the_fix(refused_error):
     account = run_user_account().pw_name
     assert refused_error == (
         f"attempt 1: SudoRefused: sudo refused to run commands as {account} without a password: run `make setup` "
-        f"as root; it writes /etc/sudoers.d/benchdash-{account}."
+        f"as root; it writes /etc/sudoers.d/benchdash-nobody-{account}."
     )
 
 
@@ -49,10 +49,10 @@ def test_the_study_page_explains_the_fix_in_both_languages(refused_error):
         japanese = error_fix(refused_error)
     assert english == (
         f"The worker may not run commands as {account}: sudo asked for a password, so the sudoers rule is missing. "
-        f"Run `make setup` as root; it writes /etc/sudoers.d/benchdash-{account}."
+        f"Run `make setup` as root; it writes /etc/sudoers.d/benchdash-nobody-{account}."
     )
     assert japanese.startswith(f"ワーカーは {account} としてコマンドを実行できません。")
-    assert japanese.endswith(f"/etc/sudoers.d/benchdash-{account} が書かれます。")
+    assert japanese.endswith(f"/etc/sudoers.d/benchdash-nobody-{account} が書かれます。")
 
 
 def test_another_error_gets_no_explanation():

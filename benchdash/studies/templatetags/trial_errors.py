@@ -9,7 +9,7 @@ from workers.local_transport import SUDO_REFUSED
 
 register = template.Library()
 
-_SUDO_REFUSED_RE = re.compile(re.escape(SUDO_REFUSED) + r" (\S+) without a password")
+_SUDO_REFUSED_RE = re.compile(re.escape(SUDO_REFUSED) + r" (\S+) without a password: .* it writes (\S+)\.")
 
 
 @register.filter
@@ -20,6 +20,6 @@ def error_fix(error: str) -> str:
         return ""
     message = gettext(
         "The worker may not run commands as %(account)s: sudo asked for a password, so the sudoers rule is "
-        "missing. Run `make setup` as root; it writes /etc/sudoers.d/benchdash-%(account)s."
+        "missing. Run `make setup` as root; it writes %(rule_file)s."
     )
-    return message % {"account": refused.group(1)}
+    return message % {"account": refused.group(1), "rule_file": refused.group(2)}
