@@ -55,6 +55,8 @@ def run_study_trial(self: Any, trial_id: int) -> str:
         trial = services.trial_claim(trial_id=trial_id, worker=self.request.hostname or "")
     except services.HostBusy:
         services.trial_touch(trial_id=trial_id)
+        # The trial that holds the host may have lost its worker: put it back now rather than when beat runs.
+        services.trials_orphaned()
         raise self.retry(countdown=settings.HOST_BUSY_RETRY_S) from None
     if trial is None:
         if (kept := cancelled_trial_spec(trial_id)) is not None:
@@ -77,8 +79,12 @@ def run_study_trial(self: Any, trial_id: int) -> str:
 
 @worker_ready.connect
 def consume_host_queues(sender: Any, **kwargs: Any) -> None:
-    """As the worker gets ready: take the trials of the hosts it serves (benchdash/queue/worker_queues.py)."""
+    """As the worker gets ready: take the trials of the hosts it serves (benchdash/queue/worker_queues.py), and look
+    for trials lost with a worker that died before this one started, once their heartbeat is old enough to tell:
+    recovery does not wait for beat, which stays the backstop."""
     serve_hosts(sender)
+    lost_once_stale = settings.TRIAL_STALE_AFTER_S + settings.TRIAL_HEARTBEAT_S
+    requeue_orphaned_studies.apply_async(countdown=lost_once_stale, ignore_result=True)
 
 
 @shared_task

@@ -111,11 +111,14 @@ def queue_reference_study_and_wait_for_pgbench(
     return host, study, started_worker, pid
 
 
-def rescue_and_wait_for_the_study(celery_processes, study: Study, interrupted: Trial, timeout: float) -> list[Trial]:
-    """Start beat and a worker named "rescuer", wait for the study to end, and check that nothing was lost or doubled:
-    the study done, every trial succeeded once with its pgbench output, the interrupted one run again by the rescuer.
-    Returns the study's trials in order."""
-    celery_processes.beat()
+def rescue_and_wait_for_the_study(
+    celery_processes, study: Study, interrupted: Trial, timeout: float, *, with_beat: bool = True
+) -> list[Trial]:
+    """Start beat (unless with_beat is False) and a worker named "rescuer", wait for the study to end, and check that
+    nothing was lost or doubled: the study done, every trial succeeded once with its pgbench output, the interrupted
+    one run again by the rescuer. Returns the study's trials in order."""
+    if with_beat:
+        celery_processes.beat()
     celery_processes.worker("rescuer")
     wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), timeout, "the study to finish")
 
