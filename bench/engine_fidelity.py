@@ -24,12 +24,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.sshd import local_work_dir  # noqa: E402 (after the path set-up)
-from workers.cluster import cluster_dir  # noqa: E402
 from workers.local_transport import local_run_user  # noqa: E402
 from workers.pgbench import parse_pgbench_output  # noqa: E402
 from workers.runner import run_trial  # noqa: E402
 from workers.spec import BuildSpec, HostSpec, Prewarm, ScenarioSpec, TrialSpec  # noqa: E402
 from workers.transport import Transport, connect  # noqa: E402
+from workers.trial_cluster import cluster_dir  # noqa: E402
 
 RUN_USER = local_run_user()
 

@@ -18,11 +18,10 @@ import hashlib
 import json
 import posixpath
 import random
-import re
 import secrets
 from collections.abc import Iterable, Mapping
 
-from workers.builds import InstalledBuild, find_client_tool, install_build
+from workers.builds import InstalledBuild, find_client_tool
 from workers.pg_conf import (
     ClusterError,
     RefusedSetting,
@@ -34,8 +33,8 @@ from workers.pg_conf import (
     passfile_line,
     unknown_settings,
 )
+from workers.settings_catalog import PG_SETTINGS_SQL, SettingsCatalog, catalog_from_pg_settings
 from workers.settings_rules import study_settings_refusals
-from workers.spec import Prewarm, Reset, TrialSpec
 from workers.transport import CommandResult, Transport
 
 SUPERUSER = "postgres"
@@ -343,6 +342,11 @@ class Cluster:
         self.transport.run_long(["cp", "-a", self.snapshot_dir, self.data_dir], name="restore-data", timeout=7200)
 
     # -- what it looks like -----------------------------------------------------------------
+    def settings_catalog(self) -> SettingsCatalog:
+        """The catalog of this running server, from its pg_settings."""
+        rows_json = self.psql(PG_SETTINGS_SQL)
+        return catalog_from_pg_settings(rows_json, major=int(self.installed.major), version=self.installed.version)
+
     def show_all(self) -> dict[str, str]:
         """Every setting as SHOW prints it (units included: '64MB', not '8192')."""
         argv = [self._client_tool("psql"), "-X", "-q", "-A", "-t", "-F", "\x1f", "-R", "\x1e"]
@@ -391,149 +395,3 @@ def postmaster_port(pid_file: str) -> int | None:
     """The port from a postmaster.pid (its fourth line), None when it has none."""
     lines = pid_file.splitlines()
     return int(lines[3]) if len(lines) > 3 and lines[3].strip().isdigit() else None
-
-
-# -- the cluster a trial needs ------------------------------------------------------------------
-RESET_METHODS = ("restore", "init")
-
-
-def _path_safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")
-
-
-def cluster_dir(spec: TrialSpec) -> str:
-    """<work_dir>/clusters/<build>-<scenario>-s<scale>-f<fillfactor>, names reduced to characters safe in any path.
-
-    Each scenario has its own data: an update workload's writes must never change what a read-only
-    workload of the same study measures.
-    """
-    name = "-".join(
-        [_path_safe(spec.build.name) or "build", _path_safe(spec.scenario.slug) or "scenario"]
-        + [f"s{int(spec.scale)}", f"f{int(spec.fillfactor or 100)}"]
-    )
-    return posixpath.join(spec.db_host.work_dir, "clusters", name)
-
-
-def data_marker(spec: TrialSpec, version: str) -> dict:
-    """What the data directory must have been built for to be reused by this trial."""
-    return {
-        "study_id": spec.study_id,
-        "build": spec.build.name,
-        "scenario": spec.scenario.slug,
-        "version": version,
-        "scale": spec.scale,
-        "fillfactor": spec.fillfactor or 100,
-    }
-
-
-def cluster_for(transport: Transport, spec: TrialSpec, installed: InstalledBuild) -> Cluster:
-    """The trial's cluster; when pgbench runs on another host, the server also listens on the DB host's address."""
-    data_dir = posixpath.join(cluster_dir(spec), "data")
-    listen, clients = ["127.0.0.1"], []
-    if spec.client_host.name != spec.db_host.name:
-        listen += [spec.db_host.address] if spec.db_host.address else ["*"]
-        # The worker itself has no address of record: then any host on the DB host's own subnets.
-        clients = [spec.client_host.address or "samenet"]
-    return Cluster(transport, installed, data_dir, listen_addresses=listen, client_addresses=clients)
-
-
-def prepare_cluster(
-    transport: Transport,
-    spec: TrialSpec,
-    *,
-    reset_method: str = "restore",
-    installed: InstalledBuild | None = None,
-) -> Cluster:
-    """A running cluster with the trial's data and settings.
-
-    1. Install the build, unless the caller passes it installed.
-    2. No reset asked, and the server of this data (same study, build, scale, fillfactor per the
-       marker) still runs with the same settings because the previous trial kept it up: take it over,
-       stopping any other server.
-    3. Otherwise stop every server earlier trials left running, then:
-       a. no data for this (study, build, scale, fillfactor): initdb, pgbench -i, and a snapshot when
-          the scenario resets data again later and reset_method is "restore";
-       b. data there and spec.reset_data: restore the snapshot, or run pgbench -i again;
-       c. write the study's settings and start.
-    4. Prewarm where the plan says (spec.prewarm: every run, or the first of a round, as the scenario's rule
-       says), on a server taken over too; and whenever the server started cold here while the rule prewarms
-       at all: the procedure measures from a warm cache, so a restart must not leave it cold.
-    """
-    if reset_method not in RESET_METHODS:
-        raise ValueError(f"reset_method must be one of {RESET_METHODS}, not {reset_method!r}")
-    installed = installed or install_build(transport, spec.build)
-    cluster = cluster_for(transport, spec, installed)
-    marker = data_marker(spec, installed.version)
-    same_data = cluster.read_marker() == marker
-    taken_over = same_data and not spec.reset_data and cluster.take_over(spec.pg_settings)
-    if taken_over:
-        stop_leftover_servers(transport, installed, keep=cluster.data_dir)
-    else:
-        stop_leftover_servers(transport, installed)
-        have_data = same_data and transport.exists(posixpath.join(cluster.data_dir, "PG_VERSION"))
-        _ready_data(cluster, spec, marker, have_data=have_data, reset_method=reset_method)
-    if spec.prewarm or (spec.scenario.prewarm != Prewarm.NONE and not taken_over):
-        cluster.prewarm()
-    return cluster
-
-
-def stop_leftover_servers(
-    transport: Transport, installed: InstalledBuild, keep: str = "", mode: str = "fast"
-) -> list[str]:
-    """Stop every server still running under <work_dir>/clusters but `keep`; returns their data directories.
-
-    One DB host runs one trial at a time, so any server there belongs to a finished, failed or
-    lost trial, and would take memory and CPU from the next one.
-    """
-    clusters_dir = posixpath.join(transport.host.work_dir, "clusters")
-    found = transport.run(
-        ["find", clusters_dir, "-mindepth", "3", "-maxdepth", "3", "-name", "postmaster.pid"], check=False
-    )
-    stopped = []
-    for pid_file in found.text.splitlines():
-        data_dir = posixpath.dirname(pid_file)
-        if data_dir == keep:
-            continue
-        # pg_ctl stop fails when nothing runs there (a stale PID file): no `status` round trip first.
-        if pg_ctl_stop(transport, installed, data_dir, mode).ok:
-            stopped.append(data_dir)
-    return stopped
-
-
-def _ready_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, have_data: bool, reset_method: str) -> None:
-    """Step 3 of prepare_cluster; every server on the target is stopped when this begins. Data being made
-    or reset has no marker until it is whole: a reset cut short (a cancel, a lost worker) is never taken as good."""
-    restore = reset_method == "restore"
-    if not have_data:
-        _create_data(cluster, spec, marker, keep_snapshot=restore and spec.scenario.reset != Reset.ONCE)
-        return
-    if spec.reset_data:
-        cluster.clear_marker()
-    by_snapshot = spec.reset_data and restore and cluster.has_snapshot()
-    if by_snapshot:
-        cluster.replace_data_with_snapshot()
-    cluster.configure(spec.pg_settings)
-    cluster.start()
-    if spec.reset_data and not by_snapshot:
-        _build_data(cluster, spec)
-    if spec.reset_data:
-        cluster.write_marker(marker)
-
-
-def _create_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, keep_snapshot: bool) -> None:
-    cluster.clear_marker()
-    cluster.transport.run(["rm", "-rf", cluster.snapshot_dir])
-    cluster.initdb()
-    cluster.configure(spec.pg_settings)
-    cluster.start()
-    _build_data(cluster, spec)
-    if keep_snapshot:
-        cluster.snapshot()
-    cluster.write_marker(marker)
-
-
-def _build_data(cluster: Cluster, spec: TrialSpec) -> None:
-    """pgbench -i, then the scenario's maintenance of fresh data; a snapshot taken after this restores both."""
-    cluster.pgbench_init(spec.scale, spec.fillfactor)
-    if spec.scenario.reset_vacuum_full:
-        cluster.rebuild_maintenance()

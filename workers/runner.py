@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from functools import partial
 
 from workers.builds import InstalledBuild, find_client_tool, install_build
-from workers.cluster import Cluster, cluster_for, data_marker, prepare_cluster, stop_leftover_servers
+from workers.cluster import Cluster
 from workers.collectors import (
     Collector,
     CollectorSet,
@@ -49,6 +49,7 @@ from workers.pgbench import PgbenchOutputError, parse_pgbench_output, pgbench_co
 from workers.spec import TrialOutcome, TrialSpec
 from workers.transport import CommandResult, CommandTimeout, Transport, TransportError
 from workers.transport_base import CommandStopped, Fence
+from workers.trial_cluster import cluster_for, data_marker, prepare_cluster, stop_leftover_servers
 from workers.work_dir import ensure_private_work_dir
 
 logger = logging.getLogger(__name__)

@@ -11,14 +11,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from workers.cluster import Cluster
 
 CATALOG_DIR = Path(__file__).with_name("settings_catalog")
 
-_PG_SETTINGS_SQL = """
+PG_SETTINGS_SQL = """
 SELECT json_agg(json_build_object(
     'name', name, 'vartype', vartype, 'unit', unit, 'min', min_val, 'max', max_val, 'enumvals', enumvals,
     'context', context, 'category', category, 'default', boot_val) ORDER BY name)
@@ -94,11 +90,9 @@ def _number(text: str | float | None) -> float | None:
     return None if text is None or text == "" else float(text)
 
 
-def read_catalog(cluster: "Cluster") -> SettingsCatalog:
-    """The catalog of the running server of `cluster`, from its pg_settings."""
-    rows = json.loads(cluster.psql(_PG_SETTINGS_SQL))
-    major = int(cluster.installed.major)
-    return SettingsCatalog(major=major, version=cluster.installed.version, settings=_settings_by_name(rows))
+def catalog_from_pg_settings(rows_json: str, *, major: int, version: str) -> SettingsCatalog:
+    """The catalog of a running server, from what PG_SETTINGS_SQL gave on it."""
+    return SettingsCatalog(major=major, version=version, settings=_settings_by_name(json.loads(rows_json)))
 
 
 def catalog_text(catalog: SettingsCatalog, *, source: str) -> str:

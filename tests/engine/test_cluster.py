@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from workers.builds import install_build
-from workers.cluster import Cluster, ClusterError, RefusedSetting, cluster_for, prepare_cluster
+from workers.cluster import Cluster, ClusterError, RefusedSetting
 from workers.pg_conf import conf_quote, hba_address, listening_ports, unknown_settings
 from workers.spec import BuildSpec, HostSpec, Prewarm, ScenarioSpec, TrialSpec
 from workers.transport import connect
+from workers.trial_cluster import cluster_for, prepare_cluster
 
 STUDY_SETTINGS = {"shared_buffers": "64MB", "work_mem": "4MB", "autovacuum": "off"}
 

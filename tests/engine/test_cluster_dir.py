@@ -1,7 +1,7 @@
 """Where a trial's cluster lives: one per build, scenario, scale and fillfactor."""
 
-from workers.cluster import cluster_dir, data_marker
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
+from workers.trial_cluster import cluster_dir, data_marker
 
 
 def _spec(scenario: str, build: str = "PostgreSQL 16.14 archive", fillfactor: int | None = None) -> TrialSpec:

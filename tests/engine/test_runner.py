@@ -12,11 +12,11 @@ from dataclasses import replace
 import pytest
 
 from benchdash.studies.presets import SCENARIOS
-from workers.cluster import cluster_dir
 from workers.pgbench import parse_pgbench_output
 from workers.runner import run_trial
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
 from workers.transport import Transport, connect
+from workers.trial_cluster import cluster_dir
 
 pytestmark = pytest.mark.slow
 PRESETS = {preset.slug: preset for preset in SCENARIOS}

@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from tests.engine.test_runner import pgbench_runs, trial
-from workers.cluster import MARKER_FILE, cluster_dir
+from workers.cluster import MARKER_FILE
 from workers.runner import run_trial
 from workers.spec import TrialSpec
 from workers.transport import Transport, connect
+from workers.trial_cluster import cluster_dir
 
 pytestmark = pytest.mark.slow
 

@@ -7,8 +7,8 @@ from benchdash.studies.models import Study, Trial
 from benchdash.studies.specs import trial_spec
 from tests.factories import ScenarioFactory, StudyFactory, TrialFactory
 from tests.queue.support import register_build, register_host
-from workers.cluster import prepare_cluster
 from workers.transport import connect
+from workers.trial_cluster import prepare_cluster
 
 # transaction=True: the task closes the connection a test transaction would hold (close_old_connections).
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]

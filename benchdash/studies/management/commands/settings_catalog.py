@@ -16,7 +16,7 @@ from benchdash.inventory.models import LOCAL_HOST_NAME, Build, Host
 from benchdash.studies.specs import build_spec, host_spec
 from workers.builds import BuildInstallError, install_build
 from workers.cluster import Cluster, ClusterError
-from workers.settings_catalog import CATALOG_DIR, SettingsCatalog, catalog_text, read_catalog
+from workers.settings_catalog import CATALOG_DIR, SettingsCatalog, catalog_text
 from workers.transport import Transport, TransportError, connect
 
 
@@ -60,7 +60,7 @@ def _catalog_of(transport: Transport, build: Build) -> SettingsCatalog:
     try:
         cluster.initdb()
         cluster.start()
-        return read_catalog(cluster)
+        return cluster.settings_catalog()
     finally:
         cluster.stop(mode="immediate")
         transport.run(["rm", "-rf", scratch], check=False)
