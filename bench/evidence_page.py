@@ -112,7 +112,7 @@ def _fill(study, rng: random.Random, seconds: int, perf_text: bytes, *, evidence
 
     from benchdash.studies.evidence.store import evidence_refresh
     from benchdash.studies.models import Artifact, Trial
-    from benchdash.studies.points import points_refresh
+    from benchdash.studies.results.store import points_refresh
 
     summarise_ms = []
     position = 0

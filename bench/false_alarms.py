@@ -7,7 +7,7 @@ Each simulated study takes the recorded runs from a random starting point, in th
 to two "builds" A (the baseline) and B round by round, each round's order shuffled as a study's run order is.
 After the planned rounds it applies adaptive repetitions as studies/adaptive.py does (another round while the
 interval is not settled at the threshold, up to the cap), then the verdict at the threshold
-(studies/uncertainty.py). Adaptive designs run twice, side by side on the same deals: with a 95% interval at
+(studies/results/uncertainty.py). Adaptive designs run twice, side by side on the same deals: with a 95% interval at
 every look (the rule before), and with the study's confidence (uncertainty.study_confidence: the 5% shared among
 the looks). A/A: every "faster" or "slower" is a false alarm. The same deals with B's runs multiplied by 1.05 and
 1.10 say how often a real 5% and 10% gain is called "faster". Prints a Markdown table for docs/BENCHMARKS.md.
@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchdash.studies.uncertainty import (  # noqa: E402
+from benchdash.studies.results.uncertainty import (  # noqa: E402
     CONFIDENCE,
     Verdict,
     is_settled,

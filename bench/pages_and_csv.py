@@ -166,7 +166,7 @@ def _study_trials(study, count: int, rng: random.Random) -> Iterator[dict[str, o
 def _refresh_points(study_ids: list[int], repeats: int) -> dict[str, float]:
     """Fill the points of every study, then time a whole-study refresh and a one-point refresh (ms)."""
     from benchdash.studies.models import StudyPoint
-    from benchdash.studies.points import points_refresh
+    from benchdash.studies.results.store import points_refresh
 
     started = time.perf_counter()
     for study_id in study_ids:
@@ -243,7 +243,7 @@ def _measure(name: str, url: str, requests: int, before: Callable[[], None] | No
 def _finish_a_trial(study_id: int) -> None:
     """What trial_finish writes while a study runs: one more succeeded trial, and its point refreshed."""
     from benchdash.studies.models import Trial
-    from benchdash.studies.points import points_refresh
+    from benchdash.studies.results.store import points_refresh
 
     trial = Trial.objects.filter(study_id=study_id, status=Trial.Status.FAILED).first()
     if trial is None:

@@ -1,10 +1,14 @@
 """factory_boy factories for the models tests build most: Host, Build, Scenario, Study, Trial."""
 
+from itertools import count
+
 import factory
 
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Scenario, Study, Trial
-from benchdash.studies.points import points_refresh
+from benchdash.studies.results.compare import Point
+from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.store import points_refresh
 from workers.spec import Prewarm, Reset
 
 
@@ -121,3 +125,14 @@ def succeeded_runs(study: Study, scenario: Scenario, figures: dict, first_repeti
     for (build, clients), tps_values in figures.items():
         for repetition, tps in enumerate(tps_values, start=first_repetition):
             succeeded_trial(study, build, scenario, clients, repetition, tps, latency_avg_ms=1000 / tps)
+
+
+def measured_results(figures: dict[tuple, list[float]], baseline: Build | None) -> list[Point]:
+    """The results of a measured study with a succeeded trial per TPS of figures {(build, scenario, clients[,
+    conditions]): [tps, ...]}: its points as the store computes them, compared with the baseline as pages get them."""
+    study = StudyFactory(baseline=baseline)
+    repetitions = count(1)
+    for (build, scenario, clients, *conditions), tps_values in figures.items():
+        for tps in tps_values:
+            succeeded_trial(study, build, scenario, clients, next(repetitions), tps, conditions="".join(conditions))
+    return study_results(study)

@@ -17,9 +17,9 @@ from django.db.models import Count, Max
 
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.plan import ScenarioRule, plan_round
-from benchdash.studies.queries import study_summary
-from benchdash.studies.results import Point
-from benchdash.studies.uncertainty import is_settled
+from benchdash.studies.results.compare import Point
+from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.uncertainty import is_settled
 
 Cell = tuple[int, int, int]  # build, scenario, clients
 
@@ -57,7 +57,7 @@ def study_extend(*, study_id: int) -> int:
             .order_by()
         )
         cells = cells_to_repeat(
-            study_summary(study), study.baseline_id, threshold=study.threshold, trials=counts, cap=study.max_repetitions
+            study_results(study), study.baseline_id, threshold=study.threshold, trials=counts, cap=study.max_repetitions
         )
         if not cells:
             return 0

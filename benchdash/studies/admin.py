@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField
 from benchdash.studies.models import Artifact, Attempt, Scenario, Study, StudyPreset, Trial, TrialEvidence
 from benchdash.studies.pg_settings import every_major_problems
-from benchdash.studies.points import points_refresh_keys, trial_point_keys
+from benchdash.studies.results.store import points_refresh_keys, trial_point_keys
 from benchdash.studies.validation import check_study
 
 

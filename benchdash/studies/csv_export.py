@@ -20,7 +20,7 @@ from django.utils.http import content_disposition_header
 from benchdash.studies.csv_cells import inert
 from benchdash.studies.csv_copy import FlagText, InertText, LocalTimeText, copy_csv_chunks
 from benchdash.studies.models import Study, Trial
-from benchdash.studies.results import Point
+from benchdash.studies.results.compare import Point
 
 BOM = "\ufeff"
 ROWS_PER_CHUNK = 1000

@@ -13,8 +13,8 @@ from benchdash.studies.capacity import size_text
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
 from benchdash.studies.models import RUN_ORDER_LABELS, Scenario, StudyPreset
 from benchdash.studies.pg_settings import settings_text
-from benchdash.studies.plan import PlannedTrial, estimate_seconds, plan_study
-from benchdash.studies.uncertainty import DEFAULT_THRESHOLD
+from benchdash.studies.plan import PlannedTrial, estimate_seconds, plan_design
+from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from benchdash.studies.validation import (
     SCALE_MAX,
     SEED_MAX,
@@ -155,15 +155,7 @@ class StudyForm(forms.Form):
 
     def planned_trials(self, repetitions: int | None = None) -> list[PlannedTrial]:
         """The trials this valid form would queue, in run order (with other repetitions: the cap's worst case)."""
-        cleaned = self.cleaned_data
-        return plan_study(
-            builds=cleaned["builds"],
-            scenarios=cleaned["scenarios"],
-            client_levels=cleaned["client_levels"],
-            repetitions=repetitions or cleaned["repetitions"],
-            seed=cleaned["seed"],
-            order=cleaned["run_order"],
-        )
+        return plan_design(self.cleaned_data, repetitions)
 
     def estimated_seconds(self, planned: list[PlannedTrial] | None = None) -> float:
         cleaned = self.cleaned_data

@@ -5,9 +5,9 @@ Pure functions over plain data: no models, no database.
 """
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from workers.spec import Prewarm, Reset, RunOrder
 
@@ -61,6 +61,19 @@ def plan_study(
         repetitions=repetitions,
         seed=seed,
         order=order,
+    )
+
+
+def plan_design(design: Mapping[str, Any], repetitions: int | None = None) -> list[PlannedTrial]:
+    """The plan of a study design as StudyForm.cleaned_data holds it: what the form previews and study_create queues
+    (with other repetitions: the cap's worst case)."""
+    return plan_study(
+        builds=design["builds"],
+        scenarios=design["scenarios"],
+        client_levels=design["client_levels"],
+        repetitions=repetitions or design["repetitions"],
+        seed=design["seed"],
+        order=design.get("run_order") or RunOrder.RANDOM,
     )
 
 

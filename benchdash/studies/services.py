@@ -24,10 +24,10 @@ from benchdash.studies.adaptive import study_extend
 from benchdash.studies.artifact_files import StoredFile, artifact_orphans_remove, attempt_files_write, files_delete
 from benchdash.studies.evidence.store import evidence_refresh
 from benchdash.studies.models import Artifact, Attempt, Study, Trial
-from benchdash.studies.plan import PlannedTrial, plan_study
-from benchdash.studies.points import points_refresh
+from benchdash.studies.plan import plan_design
+from benchdash.studies.results.store import points_refresh
+from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from benchdash.studies.signals import send_trial_after_commit
-from benchdash.studies.uncertainty import DEFAULT_THRESHOLD
 from workers.spec import RunOrder, TrialOutcome
 
 ACTIVE = (Study.Status.QUEUED, Study.Status.RUNNING)
@@ -37,17 +37,6 @@ RETRY_COUNTDOWN_S = 5
 
 class HostBusy(Exception):
     """Another trial is running on this trial's DB host."""
-
-
-def study_plan(study: Study) -> list[PlannedTrial]:
-    return plan_study(
-        builds=study.builds.all(),
-        scenarios=study.scenarios.all(),
-        client_levels=study.client_levels,
-        repetitions=study.repetitions or 0,  # None only for a published study, which plans nothing
-        seed=study.seed,
-        order=study.run_order,
-    )
 
 
 @transaction.atomic
@@ -76,7 +65,7 @@ def study_create(*, data: Mapping[str, Any], created_by: Any = None) -> Study:
     )
     study.builds.set(data["builds"])
     study.scenarios.set(data["scenarios"])
-    study.add_planned_trials(study_plan(study))
+    study.add_planned_trials(plan_design(data))
     return study
 
 

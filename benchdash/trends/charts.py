@@ -10,9 +10,9 @@ from html import escape
 from django.utils.translation import gettext as _
 
 from benchdash.inventory.models import version_sort_key
-from benchdash.studies.charts import PALETTE, tps_by_clients_figure
 from benchdash.studies.models import Statistic
-from benchdash.studies.results import Point
+from benchdash.studies.results.charts import PALETTE, tps_by_clients_figure
+from benchdash.studies.results.compare import Point
 from benchdash.trends.index import INDEX_START, IndexPoint
 
 

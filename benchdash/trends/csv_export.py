@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from benchdash.studies.results import Point
+from benchdash.studies.results.compare import Point
 from benchdash.trends.index import IndexPoint, ScenarioTrend, StudyRef
 
 TRENDS_HEADER = (

@@ -8,7 +8,7 @@ import re
 from datetime import date
 
 from benchdash.studies.models import Statistic, Study, Trial
-from benchdash.studies.results import TPS_BOUNDS
+from benchdash.studies.results.compare import TPS_BOUNDS
 
 FIRST_YEAR = 1996  # the first release named PostgreSQL
 # ASCII digits only (re.ASCII): \d, int() and float() also take other scripts' digits, such as '１３' or '٣'.
@@ -17,7 +17,7 @@ _POSITIVE_INT_RE = re.compile(r"[0-9]{1,9}", re.ASCII)
 _NUMBER_RE = re.compile(r"[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?", re.ASCII)
 _DIGITS_RE = re.compile(r"[0-9]+", re.ASCII)
 BOOLEANS = {"true": True, "false": False}
-# What a real benchmark can produce (tps: TPS_BOUNDS in benchdash/studies/results.py); clients and threads:
+# What a real benchmark can produce (tps: TPS_BOUNDS in benchdash/studies/results/compare.py); clients and threads:
 # at most PostgreSQL's largest max_connections.
 INT_BOUNDS = {"clients": 262143, "threads": 262143, "repetitions": 1000}
 # Text columns and the field each is stored in: longer text is refused, not cut.

@@ -24,7 +24,7 @@ from django.db import transaction
 
 from benchdash.inventory.models import Build, version_sort_key
 from benchdash.studies.models import Scenario, Study, Trial
-from benchdash.studies.points import points_refresh
+from benchdash.studies.results.store import points_refresh
 from benchdash.trends.encodings import EncodingRejected, decode_csv_bytes
 from benchdash.trends.import_rows import BOOLEANS, csv_problem, positive_int, row_problems
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from benchdash.inventory.models import major_version, version_sort_key
-from benchdash.studies.results import Point, plausible_tps
+from benchdash.studies.results.compare import Point, plausible_tps
 
 INDEX_START = 100.0
 # Rule 2: which statistic a link is best made of, first to last.

@@ -6,9 +6,9 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from benchdash.studies.matrix import MatrixPoint, matrix_line
 from benchdash.studies.models import Study
-from benchdash.studies.results import Point
+from benchdash.studies.results.compare import Point
+from benchdash.studies.results.matrix import MatrixPoint, matrix_line
 from benchdash.trends.charts import MatrixTrace, index_figure, study_curves_figure
 from benchdash.trends.index import INDEX_START, IndexPoint, LinkVerdict, ScenarioTrend, link_verdicts
 

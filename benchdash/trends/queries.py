@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from django.db.models import QuerySet
 
 from benchdash.studies.models import Scenario, Study, StudyPoint
-from benchdash.studies.queries import points_of
-from benchdash.studies.results import Point
+from benchdash.studies.results.compare import Point
+from benchdash.studies.results.queries import points_of
 from benchdash.trends.index import ScenarioTrend, StudyRef, VersionLink, scenario_trend
 
 

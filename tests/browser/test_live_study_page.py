@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from benchdash.studies.models import Study, Trial
-from benchdash.studies.points import points_refresh
+from benchdash.studies.results.store import points_refresh
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

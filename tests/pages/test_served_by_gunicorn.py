@@ -10,7 +10,7 @@ from django.core.files.base import ContentFile
 from django.urls import reverse
 
 from benchdash.studies.models import Artifact, Study, Trial
-from benchdash.studies.points import points_refresh
+from benchdash.studies.results.store import points_refresh
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
 from tests.queue.support import wait_for
 

@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 
 from benchdash.studies.models import Study, Trial
-from benchdash.studies.queries import study_summary
-from benchdash.studies.uncertainty import Verdict
+from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.uncertainty import Verdict
 from tests.queue.support import form_data, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -39,7 +39,7 @@ def test_one_build_against_itself_cannot_tell_in_any_cell(
 
     study.refresh_from_db()
     assert study.status == Study.Status.DONE, list(study.trials.values_list("error", flat=True))
-    compared = [point for point in study_summary(study) if point.build_id == twin.pk]
+    compared = [point for point in study_results(study) if point.build_id == twin.pk]
     assert [point.clients for point in compared] == [1, 2]
     # 3 runs a side are too few: adaptive repetitions ran at least a fourth round of every cell.
     assert all(point.n is not None and 4 <= point.n <= 5 for point in compared)

@@ -6,58 +6,65 @@ from benchdash.studies import services
 from benchdash.studies.adaptive import cells_to_repeat, study_extend
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.plan import ScenarioRule, plan_round
-from benchdash.studies.points import points_refresh
-from benchdash.studies.queries import study_summary
-from benchdash.studies.results import TpsRow, summarize
-from benchdash.studies.uncertainty import Verdict
-from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_runs
+from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.store import points_refresh
+from benchdash.studies.results.uncertainty import Verdict
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, measured_results, succeeded_runs
 
-OLD, NEW, SCENARIO = 1, 2, 10
+OLD, NEW = "15.0", "16.0"
 SPREAD = [95.0, 100.0, 105.0, 98.0, 102.0]  # CV 3.9%: four runs of it against four cross +-2%
+pytestmark = pytest.mark.django_db
+
+
+def _build_id(version):
+    return BuildFactory(version=version).pk
+
+
+def _cell(version, clients):
+    return (_build_id(version), ScenarioFactory(slug="s").pk, clients)
 
 
 def _points(runs_by_cell):
-    rows = [
-        TpsRow(1, build, f"b{build}", f"1{build}.0", SCENARIO, "s", clients, tps)
-        for (build, clients), runs in runs_by_cell.items()
-        for tps in runs
-    ]
-    return summarize(rows, OLD)
+    scenario = ScenarioFactory(slug="s")
+    figures = {
+        (BuildFactory(version=version), scenario, clients): runs for (version, clients), runs in runs_by_cell.items()
+    }
+    return measured_results(figures, BuildFactory(version=OLD))
 
 
 def _trials(runs_by_cell):
-    return {(build, SCENARIO, clients): len(runs) for (build, clients), runs in runs_by_cell.items()}
+    return {_cell(version, clients): len(runs) for (version, clients), runs in runs_by_cell.items()}
 
 
 def test_a_cell_with_too_few_runs_and_its_baseline_get_another_round():
     runs = {(OLD, 1): [100.0, 101.0, 99.0], (NEW, 1): [150.0, 151.0, 149.0]}
-    assert cells_to_repeat(_points(runs), OLD, threshold=0.02, trials=_trials(runs), cap=10) == {
-        (OLD, SCENARIO, 1),
-        (NEW, SCENARIO, 1),
+    assert cells_to_repeat(_points(runs), _build_id(OLD), threshold=0.02, trials=_trials(runs), cap=10) == {
+        _cell(OLD, 1),
+        _cell(NEW, 1),
     }
 
 
 def test_an_interval_crossing_the_threshold_gets_another_round():
     runs = {(OLD, 1): SPREAD[:4], (NEW, 1): [value * 1.02 for value in SPREAD[:4]]}
-    assert len(cells_to_repeat(_points(runs), OLD, threshold=0.02, trials=_trials(runs), cap=10)) == 2
+    assert len(cells_to_repeat(_points(runs), _build_id(OLD), threshold=0.02, trials=_trials(runs), cap=10)) == 2
 
 
 def test_a_settled_interval_gets_no_more_runs():
     # Five runs a side, interval 1.021 .. 1.085: wholly above +2%, faster; more runs would not change it.
     runs = {(OLD, 1): [95.0, 96.0, 94.0, 97.0, 93.0], (NEW, 1): [100.0, 102.0, 98.0, 101.0, 99.0]}
-    assert cells_to_repeat(_points(runs), OLD, threshold=0.02, trials=_trials(runs), cap=10) == set()
+    assert cells_to_repeat(_points(runs), _build_id(OLD), threshold=0.02, trials=_trials(runs), cap=10) == set()
 
 
 def test_a_cell_at_the_cap_gets_no_more_runs_and_the_other_still_does():
     runs = {(OLD, 1): [100.0, 101.0, 99.0, 100.5], (NEW, 1): [100.0, 101.0, 99.0]}
     trials = _trials(runs)
-    assert cells_to_repeat(_points(runs), OLD, threshold=0.02, trials=trials, cap=4) == {(NEW, SCENARIO, 1)}
-    assert cells_to_repeat(_points(runs), OLD, threshold=0.02, trials=trials, cap=3) == set()
+    assert cells_to_repeat(_points(runs), _build_id(OLD), threshold=0.02, trials=trials, cap=4) == {_cell(NEW, 1)}
+    assert cells_to_repeat(_points(runs), _build_id(OLD), threshold=0.02, trials=trials, cap=3) == set()
 
 
 def test_a_cell_without_a_baseline_figure_is_left_alone():
     runs = {(NEW, 1): [100.0, 101.0, 99.0]}
-    assert cells_to_repeat(_points(runs), OLD, threshold=0.02, trials=_trials(runs), cap=10) == set()
+    assert cells_to_repeat(_points(runs), _build_id(OLD), threshold=0.02, trials=_trials(runs), cap=10) == set()
 
 
 def test_an_extra_round_is_shuffled_by_the_seed_and_the_round_and_follows_the_data_rules():
@@ -130,7 +137,7 @@ def test_a_settled_cell_stops_the_others_run_to_the_cap_and_the_study_settles(ru
     # 300 against 200 in every run, is settled (faster); the 1-client cells still cross +-2% but are at the cap.
     assert added == [4, 4]
     assert study_extend(study_id=running_study.pk) == 0
-    assert {(p.clients, p.verdict) for p in study_summary(running_study) if p.verdict} == {
+    assert {(p.clients, p.verdict) for p in study_results(running_study) if p.verdict} == {
         (1, Verdict.CANT_TELL),
         (2, Verdict.FASTER),
     }

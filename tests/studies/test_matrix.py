@@ -7,9 +7,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from benchdash.studies.matrix import matrix_line
-from benchdash.studies.results import TpsRow, summarize
-from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_runs
+from benchdash.studies.results.matrix import matrix_line
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, measured_results, succeeded_runs
 
 # Medians per major at 1 and 16 clients: 11 = 10 x 1.10, 12 = 11 x 0.95 (1 client) and 0.99 (16 clients).
 MEDIANS = {
@@ -21,14 +20,17 @@ MEDIANS = {
 
 
 def _points(medians=MEDIANS):
-    rows = [
-        TpsRow(1, number, f"PostgreSQL {version}", version, 7, "ref", clients, tps)
-        for number, (version, figures) in enumerate(medians.items(), start=1)
+    scenario = ScenarioFactory(slug="ref")
+    builds = {version: BuildFactory(version=version) for version in medians}
+    figures = {
+        (builds[version], scenario, clients): [tps]
+        for version, figures in medians.items()
         for clients, tps in zip((1, 16), figures, strict=True)
-    ]
-    return summarize(rows, 1)
+    }
+    return measured_results(figures, builds[next(iter(medians))])
 
 
+@pytest.mark.django_db
 def test_each_major_is_the_one_before_times_the_geometric_mean_of_its_ratios():
     line = matrix_line(_points())
     assert [(point.version, point.build_version) for point in line] == [
@@ -43,10 +45,12 @@ def test_each_major_is_the_one_before_times_the_geometric_mean_of_its_ratios():
     assert [point.levels for point in line] == [0, 2, 2, 2]
 
 
+@pytest.mark.django_db
 def test_two_majors_are_a_comparison_not_a_matrix():
     assert matrix_line(_points({"10.23": (1.0, 2.0), "11.22": (1.0, 2.0)})) == []
 
 
+@pytest.mark.django_db
 def test_the_newest_build_of_a_major_stands_for_it():
     line = matrix_line(_points(dict(MEDIANS, **{"13.4": (5000.0, 5000.0)})))
     assert [point.build_version for point in line][-1] == "13.23"

@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 from django.test import RequestFactory
 
 from benchdash.studies.models import StudyPoint, Trial
-from benchdash.studies.points import points_refresh
+from benchdash.studies.results.store import points_refresh
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""The study points give the same figures as the pure functions on the same trials, and follow them."""
+"""The study points give the medians and ranges of the counted trials, and follow them."""
 
 import random
 import statistics
@@ -9,8 +9,7 @@ import pytest
 from benchdash.inventory.models import Build
 from benchdash.studies import services
 from benchdash.studies.models import Scenario, Study, StudyPoint, Trial
-from benchdash.studies.queries import study_summary
-from benchdash.studies.results import TpsRow, summarize
+from benchdash.studies.results.queries import study_results
 from benchdash.trends.importer import import_published_results
 from benchdash.trends.queries import trend_links, trends_data
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory, succeeded_runs
@@ -47,31 +46,35 @@ def two_studies():
     return first, second
 
 
-def _rows_in_python(study):
-    trials = Trial.objects.filter(study=study, status=Trial.Status.SUCCEEDED).select_related("build", "scenario")
-    return [
-        TpsRow(t.study_id, t.build_id, t.build.name, t.build.version, t.scenario_id, t.scenario.slug, t.clients, t.tps)
-        for t in trials
-    ]
-
-
-def test_the_study_summary_matches_the_pure_summary(two_studies):
-    _, study = two_studies
-    from_sql = study_summary(study)
-    in_python = summarize(_rows_in_python(study), study.baseline_id)
-    assert len(from_sql) == 2 * 2 * 3
-    assert [p.key for p in from_sql] == [p.key for p in in_python]
-    for sql_point, python_point in zip(from_sql, in_python, strict=True):
-        assert sql_point.median == pytest.approx(python_point.median)
-        assert (sql_point.minimum, sql_point.maximum, sql_point.n) == (
-            python_point.minimum,
-            python_point.maximum,
-            python_point.n,
+def _counted_tps(study):
+    """The TPS of each point's counted trials, read off the trials one by one."""
+    counted = Trial.objects.filter(study=study, status=Trial.Status.SUCCEEDED, tps__isnull=False)
+    runs = {}
+    for trial in counted:
+        runs.setdefault((study.id, trial.build_id, trial.scenario_id, trial.clients, trial.conditions), []).append(
+            trial.tps
         )
-        assert sql_point.ratio == pytest.approx(python_point.ratio)
-        assert sql_point.ranges_disjoint == python_point.ranges_disjoint
-        assert sql_point.runs == pytest.approx(python_point.runs)
-        assert (sql_point.interval, sql_point.verdict) == (python_point.interval, python_point.verdict)
+    return runs
+
+
+def test_the_study_results_are_the_medians_and_ranges_of_the_counted_trials(two_studies):
+    _, study = two_studies
+    results = study_results(study)
+    runs = _counted_tps(study)
+    assert len(results) == 2 * 2 * 3
+    assert {point.key for point in results} == set(runs)
+    for point in results:
+        tps = sorted(runs[point.key])
+        assert point.median == pytest.approx(statistics.median(tps))
+        assert (point.minimum, point.maximum, point.n, point.runs) == (tps[0], tps[-1], len(tps), pytest.approx(tps))
+    baselines = {(p.scenario_id, p.clients): p.median for p in results if p.build_id == study.baseline_id}
+    for point in results:
+        expected = (
+            None
+            if point.build_id == study.baseline_id
+            else point.median / baselines[(point.scenario_id, point.clients)]
+        )
+        assert point.ratio == pytest.approx(expected)
 
 
 def test_the_trends_chain_the_two_studies_medians(two_studies):
@@ -79,9 +82,8 @@ def test_the_trends_chain_the_two_studies_medians(two_studies):
     [reference] = [trend for trend in trends_data() if trend.scenario_slug == "reference"]
     medians = {}
     for study in (first, second):
-        for row in _rows_in_python(study):
-            if row.scenario_slug == "reference":
-                medians.setdefault((study.id, row.build_version, row.clients), []).append(row.tps)
+        for trial in Trial.objects.filter(study=study, status=Trial.Status.SUCCEEDED, scenario__slug="reference"):
+            medians.setdefault((study.id, trial.build.version, trial.clients), []).append(trial.tps)
 
     def ratio(study, older, newer, levels):
         per_level = [
@@ -170,9 +172,9 @@ def test_an_imported_history_has_its_points(db):
     # medians of 3 runs as the source says; their range is not published
     assert at_one_client == {"13.4": (437.2413, None, None, 3), "14.0": (412.9373, None, None, 3)}
     assert StudyPoint.objects.filter(study=study).count() == study.trials.count() == 16
-    summary = {(p.build_version, p.clients): p.ratio_percent for p in study_summary(study)}
+    summary = {(p.build_version, p.clients): p.ratio_percent for p in study_results(study)}
     assert summary[("14.0", 1)] == 94
-    assert {p.ranges_disjoint for p in study_summary(study)} == {None}
+    assert {p.ranges_disjoint for p in study_results(study)} == {None}
 
 
 def test_an_imported_history_keeps_runs_that_differ_in_transactions_per_client_apart(db):
@@ -197,7 +199,7 @@ def test_an_imported_history_keeps_runs_that_differ_in_transactions_per_client_a
         ("8.3.1", 10, "-t 500"): (202.543517, 10),
         ("8.3.1", 10, "-t 1000"): (165.649611, 10),
     }
-    ratios = {p.conditions: p.ratio for p in study_summary(study) if p.build_version == "8.3.1"}
+    ratios = {p.conditions: p.ratio for p in study_results(study) if p.build_version == "8.3.1"}
     assert ratios["-t 10"] == pytest.approx(368.715249 / 452.462072)
     assert ratios["-t 1000"] == pytest.approx(165.649611 / 104.065397)
 

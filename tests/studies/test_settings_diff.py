@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from benchdash.studies.models import Trial
-from benchdash.studies.settings_diff import SettingDifference, settings_differences
+from benchdash.studies.results.settings_diff import SettingDifference, settings_differences
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
 
 # Defaults as PostgreSQL 14 and 16 report them: hash_mem_multiplier went from 1 to 2 in 15,

@@ -1,4 +1,4 @@
-"""The interval arithmetic of studies/uncertainty.py against cases worked by hand and the published tables."""
+"""The interval arithmetic of studies/results/uncertainty.py against cases worked by hand and the published tables."""
 
 import math
 import random
@@ -6,7 +6,7 @@ from itertools import combinations
 
 import pytest
 
-from benchdash.studies.uncertainty import (
+from benchdash.studies.results.uncertainty import (
     RatioInterval,
     Verdict,
     interval_rank,

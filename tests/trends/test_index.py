@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from benchdash.studies.results import Point
+from benchdash.studies.results.compare import Point
 from benchdash.trends.index import (
     StudyRef,
     VersionLink,

@@ -12,10 +12,10 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from benchdash.studies.charts import PALETTE
 from benchdash.studies.evidence.compare import EvidenceKey, EvidencePoint
 from benchdash.studies.evidence.perf import FunctionChange
-from benchdash.studies.tables import BuildColumn
+from benchdash.studies.results.charts import PALETTE
+from benchdash.studies.results.tables import BuildColumn
 
 CPU_COLORS = {"user": "#1d4f91", "system": "#d9480f", "iowait": "#e67700", "steal": "#c92a2a", "idle": "#ced4da"}
 WAIT_EVENTS_DRAWN = 8

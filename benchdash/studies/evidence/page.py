@@ -31,7 +31,7 @@ from benchdash.studies.evidence.perf import perf_differential, with_percent
 from benchdash.studies.evidence.store import evidence_rows, perf_levels, perf_profiles
 from benchdash.studies.evidence.wording import bottleneck_label, bottleneck_rule, collector_label
 from benchdash.studies.models import Study
-from benchdash.studies.tables import BuildColumn, ScenarioTable
+from benchdash.studies.results.tables import BuildColumn, ScenarioTable
 
 TOP_FUNCTIONS = 12
 DIFFERENTIAL_LISTED = 10

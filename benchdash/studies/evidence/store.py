@@ -13,10 +13,11 @@ from typing import Any
 from benchdash.studies.evidence.compare import EvidenceRow
 from benchdash.studies.evidence.summary import TrialSummary, summarize_trial
 from benchdash.studies.models import Artifact, Study, Trial, TrialEvidence
+from workers.attempt import PROFILED_REPETITION  # perf runs beside this repetition only
 
 logger = logging.getLogger(__name__)
 EVIDENCE_KINDS = ("progress", "sar_series", "wait_events", "perf_folded")
-PROFILED_REPETITION = 1  # workers/attempt.py: perf runs beside the first repetition only
+
 # What a page aggregating a study reads: not the per-second series nor the perf lists.
 LIGHT_FIELDS = (
     "trial_id",

@@ -61,7 +61,7 @@ class StudyPoint(models.Model):
     A published figure is its own point: `median` holds the figure (whatever its statistic), min and max are
     unknown, and n is the number of runs its source says stand behind it (the study's repetitions), or unknown.
 
-    A summary kept by studies/points.py wherever trials change (trial_finish, the importer, the admin,
+    Kept by studies/results/store.py wherever trials change (trial_finish, the importer, the admin,
     `manage.py refresh_points`), so that the study and trends pages read a few thousand points instead
     of aggregating every trial on every view.
     """

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.models.scenario import RUN_ORDER_LABELS, Scenario
 from benchdash.studies.plan import PlannedTrial
-from benchdash.studies.uncertainty import DEFAULT_THRESHOLD, study_confidence
+from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD, study_confidence
 from workers.spec import RunOrder
 
 
@@ -131,7 +131,7 @@ class Study(models.Model):
     )
     official_at = models.DateTimeField(_("marked official at"), null=True, blank=True)
     # The smallest difference that counts, as a fraction (0.02 = 2%): a ratio is "faster" or "slower" only when
-    # its whole interval lies beyond it (studies/uncertainty.py).
+    # its whole interval lies beyond it (studies/results/uncertainty.py).
     threshold = models.FloatField(
         _("threshold"),
         default=DEFAULT_THRESHOLD,
@@ -298,7 +298,7 @@ class Trial(models.Model):
             models.Index(fields=["study", "build", "scenario", "clients"], name="trial_point_idx"),
             # the runner: the next pending trial of a study
             models.Index(fields=["study", "status", "position"], name="trial_next_idx"),
-            # studies/points.py: the medians of a study's (or one point's) counted trials, read by an
+            # studies/results/store.py: the medians of a study's (or one point's) counted trials, read by an
             # index-only scan already in GROUP BY order.
             models.Index(
                 fields=["study", "scenario", "build", "clients", "conditions"],

@@ -7,7 +7,7 @@ from django.views.decorators.http import require_GET
 from benchdash.access import read_access
 from benchdash.studies.csv_export import SUMMARY_HEADER, csv_response, python_csv, summary_rows, trials_csv_chunks
 from benchdash.studies.models import Study
-from benchdash.studies.queries import study_summary
+from benchdash.studies.results.queries import study_results
 
 
 @require_GET
@@ -21,5 +21,5 @@ def trials_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 @read_access
 def summary_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     study = get_object_or_404(Study, pk=pk)
-    rows = summary_rows(study, study_summary(study))
+    rows = summary_rows(study, study_results(study))
     return csv_response(f"benchdash-study-{study.id}-summary.csv", python_csv(SUMMARY_HEADER, rows))

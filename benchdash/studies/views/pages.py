@@ -8,15 +8,15 @@ from django.shortcuts import get_object_or_404, render
 from benchdash.access import read_access
 from benchdash.inventory.models import Build
 from benchdash.inventory.noise_display import noise_summary
-from benchdash.studies.charts import tps_by_clients_figure
 from benchdash.studies.evidence.page import study_evidence
 from benchdash.studies.filters import StudyFilterForm
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.procedure import scenario_procedures, study_steps
 from benchdash.studies.progress import study_progress
-from benchdash.studies.queries import study_summary
-from benchdash.studies.settings_diff import study_settings_diff
-from benchdash.studies.tables import scenario_tables
+from benchdash.studies.results.charts import tps_by_clients_figure
+from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.settings_diff import study_settings_diff
+from benchdash.studies.results.tables import scenario_tables
 
 TRIALS_PER_PAGE = 50
 
@@ -37,7 +37,7 @@ def study_list(request: HttpRequest) -> HttpResponse:
 @read_access
 def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study.objects.select_related("db_host", "client_host", "baseline"), pk=pk)
-    points = study_summary(study)
+    points = study_results(study)
     names = dict(Scenario.objects.filter(id__in={point.scenario_id for point in points}).values_list("id", "name"))
     tables = scenario_tables(points, study.baseline_id, names)
     charts = [

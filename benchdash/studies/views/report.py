@@ -8,18 +8,18 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from benchdash.access import read_access
-from benchdash.studies.charts import tps_by_clients_figure
 from benchdash.studies.csv_export import csv_response, python_csv
 from benchdash.studies.models import Scenario, Study
-from benchdash.studies.queries import study_summary
-from benchdash.studies.report import ConclusionsForm, report_columns, report_header, report_rows
-from benchdash.studies.tables import ScenarioTable, scenario_tables
+from benchdash.studies.results.charts import tps_by_clients_figure
+from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.report import ConclusionsForm, report_columns, report_header, report_rows
+from benchdash.studies.results.tables import ScenarioTable, scenario_tables
 
 CONCLUSIONS_PERMISSION = "studies.change_study"
 
 
 def _tables(study: Study) -> list[ScenarioTable]:
-    points = study_summary(study)
+    points = study_results(study)
     names = dict(Scenario.objects.filter(id__in={point.scenario_id for point in points}).values_list("id", "name"))
     return scenario_tables(points, study.baseline_id, names)
 

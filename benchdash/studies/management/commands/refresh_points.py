@@ -6,7 +6,7 @@ For after a bulk load that went around the services (COPY, SQL by hand): every s
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from benchdash.studies.models import Study
-from benchdash.studies.points import points_refresh
+from benchdash.studies.results.store import points_refresh
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """The comparison table of a study page: per scenario, a row per client level (and conditions), a column per build.
 
-Pure functions over Points (benchdash.studies.results).
+Pure functions over Points (benchdash.studies.results.compare).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import version_sort_key
-from benchdash.studies.matrix import MatrixPoint, matrix_line
-from benchdash.studies.results import Point, conditions_order
-from benchdash.studies.uncertainty import Verdict
+from benchdash.studies.results.compare import Point, conditions_order
+from benchdash.studies.results.matrix import MatrixPoint, matrix_line
+from benchdash.studies.results.uncertainty import Verdict
 
 VERDICT_LABELS = {
     Verdict.FASTER: _("faster"),
@@ -102,7 +102,7 @@ class ScenarioTable:
 
     @property
     def matrix(self) -> list[MatrixPoint]:
-        """A version matrix's own index line (studies/matrix.py); empty below three majors."""
+        """A version matrix's own index line (studies/results/matrix.py); empty below three majors."""
         return matrix_line(self.points)
 
 

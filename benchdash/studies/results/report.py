@@ -10,7 +10,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.studies.models import Study
-from benchdash.studies.tables import BuildColumn, ScenarioTable
+from benchdash.studies.results.tables import BuildColumn, ScenarioTable
 
 
 class ConclusionsForm(forms.ModelForm):

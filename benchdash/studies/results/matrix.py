@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from benchdash.inventory.models import major_version, version_sort_key
-from benchdash.studies.results import Point, plausible_tps
+from benchdash.studies.results.compare import Point, plausible_tps
 
 MATRIX_MAJORS = 3  # a study of this many majors or more draws its own line
 

@@ -1,6 +1,6 @@
-"""The database side of the results: the points of `results.py`, read from the maintained StudyPoint rows.
+"""The database side of the results: the points of `compare.py`, read from the maintained StudyPoint rows.
 
-Pages read StudyPoint (one row per study x build x scenario x clients, kept by `points.py` whenever
+Pages read StudyPoint (one row per study x build x scenario x clients, kept by `store.py` whenever
 trials change), never the trials themselves: 1,000,000 trials across 40 studies make 1,600 points
 (bench/pages_and_csv.py). Only counted trials (succeeded, with a TPS) make a point.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from django.db.models import Aggregate, F, FloatField, QuerySet
 
 from benchdash.studies.models import Statistic, Study, StudyPoint, Trial
-from benchdash.studies.results import Point, compare_with_baseline
-from benchdash.studies.uncertainty import study_confidence
+from benchdash.studies.results.compare import Point, compare_with_baseline
+from benchdash.studies.results.uncertainty import study_confidence
 
 
 class Median(Aggregate):
@@ -50,7 +50,7 @@ def points_of(study_points: QuerySet[StudyPoint], *, with_runs: bool = False) ->
     return [Point(**(row | {"runs": tuple(row.get("runs", ()))})) for row in rows]
 
 
-def study_summary(study: Study) -> list[Point]:
+def study_results(study: Study) -> list[Point]:
     """The points of one study (median, min, max, n and runs per build x scenario x clients x conditions), compared
     with its baseline at the study's threshold."""
     points = points_of(StudyPoint.objects.filter(study=study), with_runs=True)

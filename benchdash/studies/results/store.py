@@ -11,8 +11,8 @@ from django.db import transaction
 from django.db.models import Count, Exists, Max, Min, OuterRef, QuerySet
 
 from benchdash.studies.models import Study, StudyPoint, Trial
-from benchdash.studies.queries import Median, counted_trials
-from benchdash.studies.results import PointKey
+from benchdash.studies.results.compare import PointKey
+from benchdash.studies.results.queries import Median, counted_trials
 
 POINT_FIELDS = ["median", "minimum", "maximum", "n", "runs"]
 POINT_KEY = ["study", "build", "scenario", "clients", "conditions"]

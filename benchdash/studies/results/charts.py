@@ -14,8 +14,8 @@ from django.utils.translation import gettext as _
 
 from benchdash.inventory.models import version_sort_key
 from benchdash.studies.models import Statistic
-from benchdash.studies.results import Point
-from benchdash.studies.tables import level_order
+from benchdash.studies.results.compare import Point
+from benchdash.studies.results.tables import level_order
 
 PALETTE = ["#1d4f91", "#d9480f", "#2b8a3e", "#862e9c", "#c92a2a", "#0b7285", "#e67700", "#5c940d"]
 

@@ -1,20 +1,18 @@
-"""The numbers behind a study page: points (medians, ranges, runs) and the ratio to the baseline build, with its
-interval and verdict (the arithmetic is in uncertainty.py).
+"""A point as plain data, and its comparison with the baseline build: the ratio, with its interval and verdict (the
+arithmetic is in uncertainty.py).
 
-Pure functions over plain data; `points.py` computes the same figures with SQL aggregation and keeps
-them in StudyPoint, which `queries.py` reads back as Point.
+Pure functions over plain data. The figures of a point (median, min, max, n, runs) are computed once, by SQL
+aggregation in `store.py`, kept in StudyPoint and read back as Point by `queries.py`.
 """
 
 from __future__ import annotations
 
 import re
-import statistics
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from benchdash.inventory.models import version_sort_key
-from benchdash.studies.uncertainty import (
+from benchdash.studies.results.uncertainty import (
     CONFIDENCE,
     DEFAULT_THRESHOLD,
     RatioInterval,
@@ -37,21 +35,6 @@ def plausible_tps(value: float | None) -> bool:
 
 
 @dataclass(frozen=True)
-class TpsRow:
-    """One counted trial (succeeded, with a TPS), reduced to what its point needs."""
-
-    study_id: int
-    build_id: int
-    build_name: str
-    build_version: str
-    scenario_id: int
-    scenario_slug: str
-    clients: int
-    tps: float
-    conditions: str = ""
-
-
-@dataclass(frozen=True)
 class Point:
     """One build x scenario x clients (x conditions) of a study: the median, min, max and n of its counted trials.
 
@@ -67,7 +50,7 @@ class Point:
 
     `runs` are the TPS of its counted runs, ascending (none for a published figure). `interval` is the
     interval of `ratio` from the runs of both builds, and `verdict` what it says at the study's threshold
-    (studies/uncertainty.py): both None where there is no ratio or no runs to compute them from.
+    (studies/results/uncertainty.py): both None where there is no ratio or no runs to compute them from.
     """
 
     study_id: int
@@ -108,18 +91,6 @@ class Point:
         return coefficient_of_variation(self.runs)
 
 
-def summarize(rows: Iterable[TpsRow], baseline_build_id: int | None) -> list[Point]:
-    """Median, min, max and n per build x scenario x clients, then the comparison with the baseline.
-
-    Rows must be counted trials only; the result is ordered by scenario, clients, build version.
-    """
-    groups: dict[PointKey, list[TpsRow]] = defaultdict(list)
-    for row in rows:
-        groups[(row.study_id, row.build_id, row.scenario_id, row.clients, row.conditions)].append(row)
-    points = [_point(group) for group in groups.values()]
-    return compare_with_baseline(points, baseline_build_id)
-
-
 def compare_with_baseline(
     points: Iterable[Point],
     baseline_build_id: int | None,
@@ -151,26 +122,6 @@ def _known_range(point: Point) -> tuple[float, float] | None:
     if point.minimum is None or point.maximum is None or (point.n or 0) < 2:
         return None
     return (point.minimum, point.maximum)
-
-
-def _point(group: list[TpsRow]) -> Point:
-    first = group[0]
-    values = [row.tps for row in group]
-    return Point(
-        study_id=first.study_id,
-        build_id=first.build_id,
-        build_name=first.build_name,
-        build_version=first.build_version,
-        scenario_id=first.scenario_id,
-        scenario_slug=first.scenario_slug,
-        clients=first.clients,
-        conditions=first.conditions,
-        median=statistics.median(values),
-        minimum=min(values),
-        maximum=max(values),
-        n=len(values),
-        runs=tuple(sorted(values)),
-    )
 
 
 def _compared(point: Point, baseline: Point | None, threshold: float, confidence: float) -> Point:
