@@ -1,6 +1,13 @@
 """Fixtures shared by all tests. Fixture plugins live in their own modules and are registered here."""
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 import pytest
+from django.test import override_settings
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 pytest_plugins = ["tests.sshd", "tests.pgbuilds", "tests.browser", "tests.serving", "tests.s3"]
 
@@ -45,6 +52,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.servers)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hasher() -> Iterator[None]:
+    """MD5 for the tests' passwords: the production hasher (PBKDF2, a million rounds) costs seconds a test on a slow
+    machine at every create_user and login, and what it proves is Django's, not ours. Production settings keep it."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
 @pytest.fixture
 def member_roles(db: None) -> None:
     """The role groups (migration studies 0013), again: a transactional test before this one emptied the tables."""
@@ -53,3 +68,14 @@ def member_roles(db: None) -> None:
     from benchdash.studies.roles import roles_ensure
 
     roles_ensure(apps)
+
+
+@pytest.fixture
+def member(client, member_roles: None) -> "User":
+    """A logged-in member of the role "cancel and retry": may queue, cancel and retry."""
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user("member", password="pw-member-1")
+    user.groups.add(Group.objects.get(name="Members: cancel and retry"))
+    client.force_login(user)
+    return user

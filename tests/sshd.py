@@ -173,12 +173,22 @@ def local_target() -> Iterator[HostSpec]:
     shutil.rmtree(work_dir, ignore_errors=True)
 
 
-@pytest.fixture(params=["ssh", "local"])
-def any_transport(request: pytest.FixtureRequest) -> Iterator[Transport]:
-    """The same test against an SSH target and the local one."""
-    host = request.getfixturevalue("ssh_target" if request.param == "ssh" else "local_target")
-    with connect(host) as transport:
+@pytest.fixture
+def ssh_transport(ssh_target: HostSpec) -> Iterator[Transport]:
+    with connect(ssh_target) as transport:
         yield transport
+
+
+@pytest.fixture
+def local_transport(local_target: HostSpec) -> Iterator[Transport]:
+    with connect(local_target) as transport:
+        yield transport
+
+
+@pytest.fixture(params=["ssh", "local"])
+def any_transport(request: pytest.FixtureRequest) -> Transport:
+    """The same test against an SSH target and the local one."""
+    return request.getfixturevalue(f"{request.param}_transport")
 
 
 def process_is_gone(pid: int) -> bool:

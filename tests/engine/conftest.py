@@ -1,20 +1,14 @@
-"""Fixtures of the engine's cluster tests: a transport to the local target, and clusters stopped after the test."""
+"""Fixtures of the engine's cluster tests: clusters stopped after the test (the transports are in tests/sshd.py)."""
 
 import posixpath
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from workers.builds import install_build
 from workers.cluster import Cluster
-from workers.spec import BuildSpec, HostSpec
-from workers.transport import Transport, connect
-
-
-@pytest.fixture
-def local_transport(local_target: HostSpec) -> Iterator[Transport]:
-    with connect(local_target) as transport:
-        yield transport
+from workers.spec import BuildSpec
+from workers.transport import Transport
 
 
 @pytest.fixture

@@ -6,12 +6,13 @@ Each trial runs pgbench for 2-3 s at scale 1.
 import json
 import posixpath
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
 
 from benchdash.studies.presets import SCENARIOS
+from benchdash.studies.specs import spec_from_row
 from workers.pgbench import parse_pgbench_output
 from workers.runner import run_trial
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
@@ -23,17 +24,7 @@ PRESETS = {preset.slug: preset for preset in SCENARIOS}
 
 
 def scenario(slug: str) -> ScenarioSpec:
-    preset = PRESETS[slug]
-    return ScenarioSpec(
-        slug=preset.slug,
-        builtin=preset.builtin,
-        script=preset.script,
-        reset=preset.reset,
-        prewarm=preset.prewarm,
-        checkpoint_vacuum=preset.checkpoint_vacuum,
-        reset_vacuum_full=preset.reset_vacuum_full,
-        protocol=preset.protocol,
-    )
+    return spec_from_row(ScenarioSpec, PRESETS[slug])
 
 
 def trial(host: HostSpec, build: BuildSpec, slug: str = "pgecons-reference", **changes: object) -> TrialSpec:
@@ -55,25 +46,6 @@ def trial(host: HostSpec, build: BuildSpec, slug: str = "pgecons-reference", **c
         prewarm=PRESETS[slug].prewarm != "none",
     )
     return replace(spec, **changes)  # type: ignore[arg-type]
-
-
-@pytest.fixture(params=["ssh", "local"])
-def target(request: pytest.FixtureRequest) -> Iterator[Transport]:
-    host = request.getfixturevalue("ssh_target" if request.param == "ssh" else "local_target")
-    with connect(host) as transport:
-        yield transport
-
-
-@pytest.fixture
-def ssh(ssh_target: HostSpec) -> Iterator[Transport]:
-    with connect(ssh_target) as transport:
-        yield transport
-
-
-@pytest.fixture
-def local(local_target: HostSpec) -> Iterator[Transport]:
-    with connect(local_target) as transport:
-        yield transport
 
 
 def data_dir(spec: TrialSpec) -> str:
@@ -105,9 +77,9 @@ def after_calls(transport: Transport, calls: int, action: Callable[[], object]) 
 
 
 @pytest.mark.parametrize("slug", ["pgecons-reference", "pgecons-update"])
-def test_a_seed_trial_reports_tps_at_the_study_scale(target, installed_build, slug):
-    spec = trial(target.host, installed_build, slug)
-    outcome = run_trial(spec, target)
+def test_a_seed_trial_reports_tps_at_the_study_scale(any_transport, installed_build, slug):
+    spec = trial(any_transport.host, installed_build, slug)
+    outcome = run_trial(spec, any_transport)
     assert outcome.error == ""
     assert outcome.ok is True
     assert outcome.tps > 0 and outcome.transactions > 0
@@ -115,7 +87,7 @@ def test_a_seed_trial_reports_tps_at_the_study_scale(target, installed_build, sl
         outcome.artifacts["pgbench_stdout"].decode(), outcome.artifacts["pgbench_stderr"].decode()
     )
     assert parsed.scaling_factor == spec.scale
-    assert f"-f {target.host.work_dir}/trials/trial-7/script.sql -s 1" in outcome.command
+    assert f"-f {any_transport.host.work_dir}/trials/trial-7/script.sql -s 1" in outcome.command
     assert outcome.server_version.startswith(outcome.server_settings["server_version"].split()[0])
     assert outcome.timings["pgbench"] >= spec.duration_s
     assert len(json.loads(outcome.artifacts["progress"])) >= 1
@@ -124,70 +96,74 @@ def test_a_seed_trial_reports_tps_at_the_study_scale(target, installed_build, sl
     assert {"sar", "server_log", "settings"} <= outcome.artifacts.keys()
 
 
-def test_the_windows_update_trial_checkpoints_and_vacuums_after_the_run(local, installed_build):
-    outcome = run_trial(trial(local.host, installed_build, "pgecons-windows-update"), local)
+def test_the_windows_update_trial_checkpoints_and_vacuums_after_the_run(local_transport, installed_build):
+    outcome = run_trial(trial(local_transport.host, installed_build, "pgecons-windows-update"), local_transport)
     assert outcome.ok is True
     assert outcome.timings["checkpoint_vacuum"] > 0
 
 
-def test_the_2021_update_trial_does_nothing_the_seed_does_not_state(local, installed_build):
-    outcome = run_trial(trial(local.host, installed_build, "pgecons-update"), local)
+def test_the_2021_update_trial_does_nothing_the_seed_does_not_state(local_transport, installed_build):
+    outcome = run_trial(trial(local_transport.host, installed_build, "pgecons-update"), local_transport)
     assert outcome.ok is True
     assert "checkpoint_vacuum" not in outcome.timings
 
 
-def test_it_leaves_no_server_and_no_trial_files_behind(local, installed_build):
-    spec = trial(local.host, installed_build, collect_sar=False, collect_wait_events=False)
-    outcome = run_trial(spec, local)
+def test_it_leaves_no_server_and_no_trial_files_behind(local_transport, installed_build):
+    spec = trial(local_transport.host, installed_build, collect_sar=False, collect_wait_events=False)
+    outcome = run_trial(spec, local_transport)
     assert outcome.ok is True
     pg_ctl = posixpath.join(installed_build.bin_dir, "pg_ctl")
-    assert local.run([pg_ctl, "-D", data_dir(spec), "status"], check=False).exit_status == 3
-    assert local.exists(f"{local.host.work_dir}/trials/trial-7") is False
+    assert local_transport.run([pg_ctl, "-D", data_dir(spec), "status"], check=False).exit_status == 3
+    assert local_transport.exists(f"{local_transport.host.work_dir}/trials/trial-7") is False
 
 
-def test_a_server_killed_mid_run_gives_an_aborted_failed_trial_with_the_raw_output_kept(ssh, installed_build):
-    spec = trial(ssh.host, installed_build, duration_s=3)
+def test_a_server_killed_mid_run_gives_an_aborted_failed_trial_with_the_raw_output_kept(ssh_transport, installed_build):
+    spec = trial(ssh_transport.host, installed_build, duration_s=3)
     pg_ctl = posixpath.join(installed_build.bin_dir, "pg_ctl")
-    with connect(ssh.host) as killer:
-        kill = after_calls(ssh, 2, lambda: killer.run([pg_ctl, "-D", data_dir(spec), "-m", "immediate", "stop"]))
-        outcome = run_trial(spec, ssh, should_cancel=kill)
+    with connect(ssh_transport.host) as killer:
+        kill = after_calls(
+            ssh_transport, 2, lambda: killer.run([pg_ctl, "-D", data_dir(spec), "-m", "immediate", "stop"])
+        )
+        outcome = run_trial(spec, ssh_transport, should_cancel=kill)
     assert outcome.ok is False
     assert "aborted" in outcome.error
     assert b"aborted" in outcome.artifacts["pgbench_stdout"] + outcome.artifacts["pgbench_stderr"]
     assert b"immediate shutdown" in outcome.artifacts["server_log"]
 
 
-def test_a_cancel_stops_the_remote_pgbench_within_seconds(ssh, installed_build):
-    spec = trial(ssh.host, installed_build, duration_s=60, collect_sar=False)
+def test_a_cancel_stops_the_remote_pgbench_within_seconds(ssh_transport, installed_build):
+    spec = trial(ssh_transport.host, installed_build, duration_s=60, collect_sar=False)
     seen: dict[str, float] = {}
 
     def cancel_after_a_second() -> bool:
-        if not seen and pgbench_runs(ssh):
-            seen["group"] = int(ssh.get_bytes(f"{ssh.run_dir}/pgbench.pid"))
+        if not seen and pgbench_runs(ssh_transport):
+            seen["group"] = int(ssh_transport.get_bytes(f"{ssh_transport.run_dir}/pgbench.pid"))
             seen["first_poll"] = time.monotonic()
         return bool(seen) and time.monotonic() - seen["first_poll"] >= 1
 
-    outcome = run_trial(spec, ssh, should_cancel=cancel_after_a_second)
+    outcome = run_trial(spec, ssh_transport, should_cancel=cancel_after_a_second)
     assert outcome.ok is False
     assert outcome.error == "cancelled during pgbench"
     assert outcome.timings["pgbench"] < 10
-    assert live_group_members(ssh, int(seen["group"])) == []
-    assert ssh.exists(f"{ssh.run_dir}/pgbench.pid") is False
+    assert live_group_members(ssh_transport, int(seen["group"])) == []
+    assert ssh_transport.exists(f"{ssh_transport.run_dir}/pgbench.pid") is False
     assert b"progress: " in outcome.artifacts["pgbench_stderr"]
 
 
-def test_it_kills_what_an_earlier_trial_left_running(local, installed_build):
-    local.start_background("pgbench", ["sleep", "300"])
-    leftover = int(local.get_bytes(f"{local.run_dir}/pgbench.pid"))
-    outcome = run_trial(trial(local.host, installed_build, collect_sar=False, collect_wait_events=False), local)
+def test_it_kills_what_an_earlier_trial_left_running(local_transport, installed_build):
+    local_transport.start_background("pgbench", ["sleep", "300"])
+    leftover = int(local_transport.get_bytes(f"{local_transport.run_dir}/pgbench.pid"))
+    outcome = run_trial(
+        trial(local_transport.host, installed_build, collect_sar=False, collect_wait_events=False), local_transport
+    )
     assert outcome.ok is True
-    assert outcome.notes[0] == f"stopped leftovers on {local.host.name}: pgbench"
-    assert live_group_members(local, leftover) == []
+    assert outcome.notes[0] == f"stopped leftovers on {local_transport.host.name}: pgbench"
+    assert live_group_members(local_transport, leftover) == []
 
 
-def test_a_profiling_run_keeps_folded_perf_stacks_and_no_sar(local, installed_build):
-    spec = trial(local.host, installed_build, profile_only=True, collect_perf=True)
-    outcome = run_trial(spec, local)
+def test_a_profiling_run_keeps_folded_perf_stacks_and_no_sar(local_transport, installed_build):
+    spec = trial(local_transport.host, installed_build, profile_only=True, collect_perf=True)
+    outcome = run_trial(spec, local_transport)
     assert outcome.ok is True, outcome.notes
     stacks = outcome.artifacts["perf_folded"].decode().splitlines()
     assert any(line.startswith("postgres;") for line in stacks)
@@ -195,9 +171,9 @@ def test_a_profiling_run_keeps_folded_perf_stacks_and_no_sar(local, installed_bu
     assert "sar" not in outcome.artifacts and "wait_events" not in outcome.artifacts
 
 
-def test_a_build_the_host_lacks_fails_the_trial_without_raising(local):
+def test_a_build_the_host_lacks_fails_the_trial_without_raising(local_transport):
     missing = BuildSpec(name="pg-missing", kind="installed", bin_dir="/nonexistent/bin")
-    outcome = run_trial(trial(local.host, missing), local)
+    outcome = run_trial(trial(local_transport.host, missing), local_transport)
     assert outcome.ok is False
     assert outcome.error.startswith("BuildInstallError: build pg-missing: no postgres")
     assert outcome.timings["total"] < 10
@@ -220,12 +196,14 @@ def quiet_trial(host: HostSpec, build: BuildSpec, trial_id: int, **changes: obje
     )
 
 
-def test_the_next_trial_takes_over_a_kept_server_and_the_last_one_stops_it(local, installed_build):
-    first = run_trial(quiet_trial(local.host, installed_build, 1, keep_server=True), local)
-    started_pid = postmaster_pid(local, quiet_trial(local.host, installed_build, 1))
-    second = run_trial(quiet_trial(local.host, installed_build, 2, keep_server=True, reset_data=False), local)
-    pid_after_second = postmaster_pid(local, quiet_trial(local.host, installed_build, 2))
-    last = run_trial(quiet_trial(local.host, installed_build, 3, reset_data=False), local)
+def test_the_next_trial_takes_over_a_kept_server_and_the_last_one_stops_it(local_transport, installed_build):
+    first = run_trial(quiet_trial(local_transport.host, installed_build, 1, keep_server=True), local_transport)
+    started_pid = postmaster_pid(local_transport, quiet_trial(local_transport.host, installed_build, 1))
+    second = run_trial(
+        quiet_trial(local_transport.host, installed_build, 2, keep_server=True, reset_data=False), local_transport
+    )
+    pid_after_second = postmaster_pid(local_transport, quiet_trial(local_transport.host, installed_build, 2))
+    last = run_trial(quiet_trial(local_transport.host, installed_build, 3, reset_data=False), local_transport)
     assert (first.ok, second.ok, last.ok) == (True, True, True)
     assert second.tps > 0 and last.tps > 0
     assert started_pid is not None and pid_after_second == started_pid
@@ -233,39 +211,44 @@ def test_the_next_trial_takes_over_a_kept_server_and_the_last_one_stops_it(local
     assert "server left running for the next trial" not in last.notes
     # One start for the three trials: the server log shows the server got ready only once.
     assert last.artifacts["server_log"].count(b"ready to accept connections") == 1
-    assert server_status(local, installed_build, quiet_trial(local.host, installed_build, 3)) == 3
+    assert server_status(local_transport, installed_build, quiet_trial(local_transport.host, installed_build, 3)) == 3
 
 
-def test_a_failed_trial_stops_the_server_it_was_asked_to_keep(local, installed_build):
-    spec = quiet_trial(local.host, installed_build, 1, keep_server=True)
+def test_a_failed_trial_stops_the_server_it_was_asked_to_keep(local_transport, installed_build):
+    spec = quiet_trial(local_transport.host, installed_build, 1, keep_server=True)
     failing = replace(spec.scenario, script="SELECT no_such_column FROM pgbench_accounts;\n")
-    outcome = run_trial(replace(spec, scenario=failing), local)
+    outcome = run_trial(replace(spec, scenario=failing), local_transport)
     assert outcome.ok is False
     assert "server left running for the next trial" not in outcome.notes
-    assert server_status(local, installed_build, spec) == 3
+    assert server_status(local_transport, installed_build, spec) == 3
 
 
-def test_a_cancelled_trial_stops_the_server_it_was_asked_to_keep(local, installed_build):
-    spec = quiet_trial(local.host, installed_build, 1, keep_server=True)
-    outcome = run_trial(spec, local, should_cancel=lambda: pgbench_runs(local))
+def test_a_cancelled_trial_stops_the_server_it_was_asked_to_keep(local_transport, installed_build):
+    spec = quiet_trial(local_transport.host, installed_build, 1, keep_server=True)
+    outcome = run_trial(spec, local_transport, should_cancel=lambda: pgbench_runs(local_transport))
     assert (outcome.ok, outcome.error) == (False, "cancelled during pgbench")
-    assert server_status(local, installed_build, spec) == 3
+    assert server_status(local_transport, installed_build, spec) == 3
 
 
-def test_a_new_attempt_with_a_reset_restarts_a_kept_server(local, installed_build):
-    kept = run_trial(quiet_trial(local.host, installed_build, 1, keep_server=True), local)
-    kept_pid = postmaster_pid(local, quiet_trial(local.host, installed_build, 1))
-    retried = run_trial(quiet_trial(local.host, installed_build, 2, keep_server=True, reset_data=True), local)
+def test_a_new_attempt_with_a_reset_restarts_a_kept_server(local_transport, installed_build):
+    kept = run_trial(quiet_trial(local_transport.host, installed_build, 1, keep_server=True), local_transport)
+    kept_pid = postmaster_pid(local_transport, quiet_trial(local_transport.host, installed_build, 1))
+    retried = run_trial(
+        quiet_trial(local_transport.host, installed_build, 2, keep_server=True, reset_data=True), local_transport
+    )
     assert (kept.ok, retried.ok) == (True, True)
-    assert postmaster_pid(local, quiet_trial(local.host, installed_build, 2)) not in (None, kept_pid)
+    assert postmaster_pid(local_transport, quiet_trial(local_transport.host, installed_build, 2)) not in (
+        None,
+        kept_pid,
+    )
     assert retried.artifacts["server_log"].count(b"ready to accept connections") == 2
-    run_trial(quiet_trial(local.host, installed_build, 3, reset_data=False), local)  # stops it
+    run_trial(quiet_trial(local_transport.host, installed_build, 3, reset_data=False), local_transport)  # stops it
 
 
-def test_it_reports_the_known_facts_without_reading_the_host_again(local, installed_build):
+def test_it_reports_the_known_facts_without_reading_the_host_again(local_transport, installed_build):
     known = {"cpu_model": "Known CPU", "sar": "/usr/bin/sar", "kernel": "6.1.0"}
-    spec = quiet_trial(local.host, installed_build, 1, collect_facts=False, known_facts=known)
-    outcome = run_trial(spec, local)
+    spec = quiet_trial(local_transport.host, installed_build, 1, collect_facts=False, known_facts=known)
+    outcome = run_trial(spec, local_transport)
     assert outcome.ok is True
     assert outcome.host_facts == known
     assert "facts" not in outcome.timings

@@ -10,7 +10,7 @@ import os
 import posixpath
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +20,7 @@ from tests.engine.test_runner import pgbench_runs, trial
 from workers.cluster import MARKER_FILE
 from workers.runner import run_trial
 from workers.spec import TrialSpec
-from workers.transport import Transport, connect
+from workers.transport import Transport
 from workers.trial_cluster import cluster_dir
 
 pytestmark = pytest.mark.slow
@@ -101,12 +101,6 @@ class Canceller:
         return time.monotonic() - self.cancelled_at
 
 
-@pytest.fixture
-def local(local_target) -> Iterator[Transport]:
-    with connect(local_target) as transport:
-        yield transport
-
-
 def update_trial(transport: Transport, build, **changes) -> TrialSpec:
     spec = trial(transport.host, build, "pgecons-update", scale=SCALE, collect_sar=False, collect_wait_events=False)
     return replace(spec, **changes)
@@ -123,58 +117,62 @@ def marker_exists(transport: Transport, spec: TrialSpec) -> bool:
 @pytest.mark.parametrize(
     ("step", "what"), [(initdb, "initdb"), (data_load, "the data load (pgbench -i)")], ids=["initdb", "data-load"]
 )
-def test_a_cancel_stops_the_making_of_the_data_within_seconds_and_leaves_no_marker(local, installed_build, step, what):
-    spec = update_trial(local, installed_build)
-    canceller = Canceller(local.host.work_dir, step)
+def test_a_cancel_stops_the_making_of_the_data_within_seconds_and_leaves_no_marker(
+    local_transport, installed_build, step, what
+):
+    spec = update_trial(local_transport, installed_build)
+    canceller = Canceller(local_transport.host.work_dir, step)
 
-    stopped_after = canceller.run(spec, local)
+    stopped_after = canceller.run(spec, local_transport)
 
     print(f"{what}: the trial ended {stopped_after:.1f} s after the cancel; {canceller.outcome.notes}")
     assert (canceller.outcome.ok, canceller.outcome.error) == (False, "cancelled during reset")
     assert stopped_after < CANCEL_WITHIN_S
-    assert_clean(local)
-    assert marker_exists(local, spec) is False  # written last, once the data and its snapshot are whole
+    assert_clean(local_transport)
+    assert marker_exists(local_transport, spec) is False  # written last, once the data and its snapshot are whole
 
 
 @pytest.mark.parametrize(("step", "what"), [(snapshot_copy, "snapshot"), (restore_copy, "restore")])
-def test_a_cancel_stops_a_copy_of_the_data_and_the_next_trial_finds_whole_data(local, installed_build, step, what):
+def test_a_cancel_stops_a_copy_of_the_data_and_the_next_trial_finds_whole_data(
+    local_transport, installed_build, step, what
+):
     """A copy may be over before the cancel reaches it: either way the next trial, asked not to reset, runs."""
-    spec = update_trial(local, installed_build)
+    spec = update_trial(local_transport, installed_build)
     if step is restore_copy:
-        assert run_trial(spec, local).ok  # data and snapshot made: the next trial resets from the snapshot
-    canceller = Canceller(local.host.work_dir, step)
+        assert run_trial(spec, local_transport).ok  # data and snapshot made: the next trial resets from the snapshot
+    canceller = Canceller(local_transport.host.work_dir, step)
 
-    stopped_after = canceller.run(replace(spec, trial_id=8), local)
+    stopped_after = canceller.run(replace(spec, trial_id=8), local_transport)
 
     print(f"the {what}: the trial ended {stopped_after:.1f} s after the cancel; {canceller.outcome.notes}")
     assert canceller.outcome.error == "cancelled during reset"
     assert stopped_after < CANCEL_WITHIN_S
-    assert_clean(local)
-    following = run_trial(replace(spec, trial_id=9, reset_data=False), local)
+    assert_clean(local_transport)
+    following = run_trial(replace(spec, trial_id=9, reset_data=False), local_transport)
     assert following.ok is True, following.error
     assert f"scaling factor: {SCALE}" in following.artifacts["pgbench_stdout"].decode()
-    assert_clean(local)
+    assert_clean(local_transport)
 
 
-def test_a_cancel_stops_the_checkpoint_and_vacuum_after_the_run(local, installed_build):
-    spec = update_trial(local, installed_build)
+def test_a_cancel_stops_the_checkpoint_and_vacuum_after_the_run(local_transport, installed_build):
+    spec = update_trial(local_transport, installed_build)
     spec = replace(spec, scenario=replace(spec.scenario, checkpoint_vacuum=True))
-    canceller = Canceller(local.host.work_dir, vacuum)
+    canceller = Canceller(local_transport.host.work_dir, vacuum)
 
-    stopped_after = canceller.run(spec, local)
+    stopped_after = canceller.run(spec, local_transport)
 
     print(f"VACUUM: the trial ended {stopped_after:.1f} s after the cancel; {canceller.outcome.notes}")
     assert canceller.outcome.error == "cancelled during checkpoint_vacuum"
     assert stopped_after < CANCEL_WITHIN_S
-    assert_clean(local)
+    assert_clean(local_transport)
 
 
-def test_a_cancel_stops_the_run_itself_within_seconds(local, installed_build):
-    spec = update_trial(local, installed_build, scale=1, duration_s=60)
-    canceller = Canceller(local.host.work_dir, lambda argv: pgbench_runs(local) and "-T" in argv)
+def test_a_cancel_stops_the_run_itself_within_seconds(local_transport, installed_build):
+    spec = update_trial(local_transport, installed_build, scale=1, duration_s=60)
+    canceller = Canceller(local_transport.host.work_dir, lambda argv: pgbench_runs(local_transport) and "-T" in argv)
 
-    stopped_after = canceller.run(spec, local)
+    stopped_after = canceller.run(spec, local_transport)
 
     assert canceller.outcome.error == "cancelled during pgbench"
     assert stopped_after < CANCEL_WITHIN_S
-    assert_clean(local)
+    assert_clean(local_transport)

@@ -6,43 +6,37 @@ import pwd
 import pytest
 
 from tests.sshd import run_user_account
-from workers.transport import CommandTimeout, LocalTransport, connect
+from workers.transport import CommandTimeout, LocalTransport
 
 RUN_USER = run_user_account().pw_name
 
 
-@pytest.fixture
-def local(local_target):
-    with connect(local_target) as transport:
-        yield transport
+def test_it_connects_locally_for_the_host_named_local(local_transport):
+    assert isinstance(local_transport, LocalTransport)
 
 
-def test_it_connects_locally_for_the_host_named_local(local):
-    assert isinstance(local, LocalTransport)
+def test_it_runs_commands_as_the_unprivileged_user(local_transport):
+    assert local_transport.run(["id", "-un"]).text == f"{RUN_USER}\n"
 
 
-def test_it_runs_commands_as_the_unprivileged_user(local):
-    assert local.run(["id", "-un"]).text == f"{RUN_USER}\n"
-
-
-def test_files_it_writes_belong_to_the_run_user(local, local_target):
+def test_files_it_writes_belong_to_the_run_user(local_transport, local_target):
     path = f'{local_target.work_dir}/nested/it\'s "here".txt'
-    local.put_bytes(b"data", path)
+    local_transport.put_bytes(b"data", path)
     assert pwd.getpwuid(os.stat(path).st_uid).pw_name == RUN_USER
-    assert local.get_bytes(path) == b"data"
+    assert local_transport.get_bytes(path) == b"data"
 
 
-def test_it_passes_hostile_arguments_as_data_and_runs_nothing(local, local_target):
+def test_it_passes_hostile_arguments_as_data_and_runs_nothing(local_transport, local_target):
     marker = f"{local_target.work_dir}/pwned"
     hostile = [f"; touch {marker}", f"$(touch {marker})", f"`touch {marker}`", f"x\ntouch {marker}"]
-    assert local.run(["printf", "%s|", *hostile]).text == "|".join(hostile) + "|"
+    assert local_transport.run(["printf", "%s|", *hostile]).text == "|".join(hostile) + "|"
     assert not os.path.exists(marker)
 
 
-def test_it_stops_a_command_over_its_timeout(local):
+def test_it_stops_a_command_over_its_timeout(local_transport):
     with pytest.raises(CommandTimeout):
-        local.run(["sleep", "30"], timeout=1)
+        local_transport.run(["sleep", "30"], timeout=1)
 
 
-def test_it_reports_a_missing_file_as_absent(local, local_target):
-    assert local.exists(f"{local_target.work_dir}/missing") is False
+def test_it_reports_a_missing_file_as_absent(local_transport, local_target):
+    assert local_transport.exists(f"{local_target.work_dir}/missing") is False

@@ -5,88 +5,82 @@ import time
 import pytest
 
 from tests.sshd import process_is_gone
-from workers.transport import CommandFailed, CommandTimeout, SSHTransport, connect
+from workers.transport import CommandFailed, CommandTimeout, SSHTransport
 
 
-@pytest.fixture
-def ssh(ssh_target):
-    with connect(ssh_target) as transport:
-        yield transport
+def test_it_connects_by_ssh_to_a_host_other_than_local(ssh_transport):
+    assert isinstance(ssh_transport, SSHTransport)
 
 
-def test_it_connects_by_ssh_to_a_host_other_than_local(ssh):
-    assert isinstance(ssh, SSHTransport)
-
-
-def test_it_returns_the_output_and_exit_status_of_a_command(ssh, ssh_target):
-    result = ssh.run(["sh", "-c", "id -un; echo oops >&2; exit 3"], check=False)
+def test_it_returns_the_output_and_exit_status_of_a_command(ssh_transport, ssh_target):
+    result = ssh_transport.run(["sh", "-c", "id -un; echo oops >&2; exit 3"], check=False)
     assert result.exit_status == 3
     assert result.text == f"{ssh_target.username}\n"
     assert result.stderr == b"oops\n"
     assert result.ok is False
 
 
-def test_it_raises_command_failed_with_the_result_when_checked(ssh):
+def test_it_raises_command_failed_with_the_result_when_checked(ssh_transport):
     with pytest.raises(CommandFailed) as failure:
-        ssh.run(["false"])
+        ssh_transport.run(["false"])
     assert failure.value.result.exit_status == 1
 
 
-def test_it_passes_hostile_arguments_as_data_and_runs_nothing(ssh, ssh_target):
+def test_it_passes_hostile_arguments_as_data_and_runs_nothing(ssh_transport, ssh_target):
     marker = f"{ssh_target.work_dir}/pwned"
     hostile = [f"'; touch {marker}; '", f"$(touch {marker})", f"`touch {marker}`", f"a\ntouch {marker}", '"\\"']
-    result = ssh.run(["printf", "%s|", *hostile])
+    result = ssh_transport.run(["printf", "%s|", *hostile])
     assert result.text == "|".join(hostile) + "|"
-    assert ssh.exists(marker) is False
+    assert ssh_transport.exists(marker) is False
 
 
-def test_it_sets_the_environment_and_working_directory(ssh, ssh_target):
-    result = ssh.run(
+def test_it_sets_the_environment_and_working_directory(ssh_transport, ssh_target):
+    result = ssh_transport.run(
         ["sh", "-c", 'printf "%s %s" "$GREETING" "$(pwd)"'], env={"GREETING": "a b;c"}, cwd=ssh_target.work_dir
     )
     assert result.text == f"a b;c {ssh_target.work_dir}"
 
 
-def test_it_reads_50_megabytes_of_output_without_deadlock(ssh):
+def test_it_reads_50_megabytes_of_output_without_deadlock(ssh_transport):
     started = time.monotonic()
-    result = ssh.run(["sh", "-c", "head -c 52428800 /dev/zero; head -c 1048576 /dev/zero >&2"], timeout=120)
+    result = ssh_transport.run(["sh", "-c", "head -c 52428800 /dev/zero; head -c 1048576 /dev/zero >&2"], timeout=120)
     assert len(result.stdout) == 52428800
     assert len(result.stderr) == 1048576
     assert time.monotonic() - started < 120
 
 
-def test_it_feeds_input_to_the_command(ssh):
-    assert ssh.run(["wc", "-c"], input=b"x" * 300000).text.strip() == "300000"
+def test_it_feeds_input_to_the_command(ssh_transport):
+    assert ssh_transport.run(["wc", "-c"], input=b"x" * 300000).text.strip() == "300000"
 
 
-def test_it_stops_a_command_over_its_timeout_and_the_remote_process_is_gone(ssh, ssh_target):
+def test_it_stops_a_command_over_its_timeout_and_the_remote_process_is_gone(ssh_transport, ssh_target):
     pid_file = f"{ssh_target.work_dir}/sleeper.pid"
     started = time.monotonic()
     with pytest.raises(CommandTimeout):
-        ssh.run(["sh", "-c", 'echo $$ > "$1"; exec sleep 60', "sh", pid_file], timeout=1.5)
+        ssh_transport.run(["sh", "-c", 'echo $$ > "$1"; exec sleep 60', "sh", pid_file], timeout=1.5)
     assert time.monotonic() - started < 10
-    pid = int(ssh.get_bytes(pid_file))
+    pid = int(ssh_transport.get_bytes(pid_file))
     assert process_is_gone(pid)
 
 
-def test_it_round_trips_bytes_through_a_file_name_with_spaces_and_quotes(ssh, ssh_target):
+def test_it_round_trips_bytes_through_a_file_name_with_spaces_and_quotes(ssh_transport, ssh_target):
     path = f'{ssh_target.work_dir}/sub dir/it\'s a "file".bin'
     payload = bytes(range(256)) * 1000
-    ssh.put_bytes(payload, path, mode=0o600)
-    assert ssh.get_bytes(path) == payload
-    assert ssh.exists(path) is True
-    assert ssh.run(["stat", "-c", "%a", path]).text.strip() == "600"
+    ssh_transport.put_bytes(payload, path, mode=0o600)
+    assert ssh_transport.get_bytes(path) == payload
+    assert ssh_transport.exists(path) is True
+    assert ssh_transport.run(["stat", "-c", "%a", path]).text.strip() == "600"
 
 
-def test_it_uploads_a_local_file(ssh, ssh_target, tmp_path):
+def test_it_uploads_a_local_file(ssh_transport, ssh_target, tmp_path):
     local = tmp_path / "script.sql"
     local.write_text("SELECT 1;\n")
-    ssh.put_file(str(local), f"{ssh_target.work_dir}/scripts/script.sql")
-    assert ssh.get_bytes(f"{ssh_target.work_dir}/scripts/script.sql") == b"SELECT 1;\n"
+    ssh_transport.put_file(str(local), f"{ssh_target.work_dir}/scripts/script.sql")
+    assert ssh_transport.get_bytes(f"{ssh_target.work_dir}/scripts/script.sql") == b"SELECT 1;\n"
 
 
-def test_it_reuses_one_connection_for_many_commands(ssh):
-    first = ssh._client.get_transport()
+def test_it_reuses_one_connection_for_many_commands(ssh_transport):
+    first = ssh_transport._client.get_transport()
     for _ in range(5):
-        ssh.run(["true"])
-    assert ssh._client.get_transport() is first
+        ssh_transport.run(["true"])
+    assert ssh_transport._client.get_transport() is first

@@ -17,7 +17,7 @@ from urllib.parse import quote
 import pytest
 import redis
 from django.conf import settings
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
 
@@ -198,12 +198,10 @@ def celery_processes(broker: str, tmp_path: Path) -> Iterator[Processes]:
 
 
 @pytest.fixture
-def member(client, member_roles: None) -> User:
-    user = User.objects.create_user("member", password="pw-member-1")
-    user.groups.add(Group.objects.get(name="Members: cancel and retry"))
-    client.force_login(user)
+def member(member: User, client) -> User:
+    """tests/conftest.py's member, reading the pages in English."""
     client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
-    return user
+    return member
 
 
 @pytest.fixture

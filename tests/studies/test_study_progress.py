@@ -3,7 +3,6 @@
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.urls import reverse
 from django.utils import timezone
 
@@ -50,10 +49,7 @@ def test_the_progress_json_answers_the_live_panel(client, running_study):
     assert data["current"]["clients"] == 4 and data["ended"] is False
 
 
-def test_the_study_page_shows_the_live_panel_with_a_cancel_form_for_a_member(client, running_study, member_roles):
-    user = User.objects.create_user("member", password="pw-member-1")
-    user.groups.add(Group.objects.get(name="Members: cancel and retry"))
-    client.force_login(user)
+def test_the_study_page_shows_the_live_panel_with_a_cancel_form_for_a_member(client, running_study, member):
     page = client.get(reverse("studies:detail", args=[running_study.pk])).content.decode()
     assert 'id="study-live"' in page
     assert f'data-progress-url="{reverse("studies:progress", args=[running_study.pk])}"' in page
