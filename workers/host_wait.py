@@ -4,7 +4,9 @@ delays, until it answers or the patience runs out.
 An SSH outage of a minute (a reboot, a network blip) must not fail a trial: without waiting, its attempts came
 back to back and all failed within seconds. The attempt waits instead, and tells the store that it waits, and
 since when, through `on_wait`, so the study page can say so. Past `limit_s` it gives up with HostGaveUp, whose
-message names the host and how long it was waited for.
+message names the host and how long it was waited for. The note is a fact about the host, kept true: every
+connection that succeeds says the host answers (whichever attempt noted the wait, a lost one included), and so
+does a wait that a cancel stopped.
 """
 
 import time
@@ -38,7 +40,8 @@ class WaitStopped(TransportError):
     """should_stop said so while the attempt waited for its host."""
 
 
-# on_wait(host name, since): since is when the host was first found unreachable, None once it answers again.
+# on_wait(host name, since): since is when the host was first found unreachable; None: it answers (or nobody waits
+# for it any more).
 WaitReport = Callable[[str, datetime | None], object]
 
 
@@ -63,10 +66,13 @@ def connect_waiting(
                     f"host {host.name} unreachable since {since:%Y-%m-%d %H:%M:%S} UTC: "
                     f"gave up after {waited:.0f} s (limit {patience.limit_s:g} s): {error}"
                 ) from error
-            _sleep(min(patience.delay_s(misses), patience.limit_s - waited), should_stop, host.name)
+            try:
+                _sleep(min(patience.delay_s(misses), patience.limit_s - waited), should_stop, host.name)
+            except WaitStopped:
+                on_wait(host.name, None)
+                raise
             continue
-        if since is not None:
-            on_wait(host.name, None)
+        on_wait(host.name, None)
         return transport
 
 

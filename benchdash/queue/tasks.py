@@ -114,15 +114,23 @@ def check_host_noise(host_id: int) -> str:
 
 
 def report_host_wait(host_name: str, since: datetime | None) -> None:
-    """Tell the study page that an attempt waits for this host, since when (None: it answers again).
+    """Tell the study page that an attempt waits for this host, since when (None: it answers).
     Only a note: a store that cannot take it now does not stop the wait."""
     try:
-        Host.objects.filter(name=host_name).update(unreachable_since=since)
+        _note_host_wait(host_name, since)
     except STORE_UNREACHABLE as error:
         connection.close()
         logger.warning("could not note that host %s is unreachable: %s", host_name, error)
     if since is not None:
         logger.warning("host %s unreachable since %s: waiting for it", host_name, since)
+
+
+def _note_host_wait(host_name: str, since: datetime | None) -> None:
+    hosts = Host.objects.filter(name=host_name)
+    if since is None:  # reported at every connection: written only when a note is there to clear
+        hosts.filter(unreachable_since__isnull=False).update(unreachable_since=None)
+    else:
+        hosts.update(unreachable_since=since)
 
 
 def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:

@@ -99,7 +99,11 @@ def study_progress(study: Study) -> StudyProgress:
 
 
 def _host_waits(study: Study) -> tuple[HostWait, ...]:
+    """The study's hosts that do not answer, while one of its own trials runs (and so waits for them): a note that
+    another study's attempt left is not this study's business."""
     if study.status not in (Study.Status.QUEUED, Study.Status.RUNNING):
+        return ()
+    if not study.trials.filter(status=Trial.Status.RUNNING).exists():
         return ()
     hosts = {host for host in (study.db_host, study.client_host) if host is not None}
     waits = (HostWait(host.name, host.unreachable_since) for host in hosts if host.unreachable_since)

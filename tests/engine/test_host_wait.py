@@ -44,3 +44,23 @@ def test_a_cancel_stops_the_wait():
     with pytest.raises(WaitStopped, match="while waiting for host gone"):
         connect_waiting(closed_port_host(), patience, on_wait=lambda *wait: None, should_stop=lambda: True)
     assert time.monotonic() - started < 2
+
+
+def test_a_cancel_during_the_wait_clears_its_note():
+    reports: list[tuple[str, datetime | None]] = []
+    patience = HostPatience(delays_s=(30.0,), limit_s=60)
+    with pytest.raises(WaitStopped):
+        connect_waiting(
+            closed_port_host(), patience, on_wait=lambda *wait: reports.append(wait), should_stop=lambda: True
+        )
+    assert [(name, since is None) for name, since in reports] == [("gone", False), ("gone", True)]
+
+
+def test_any_connection_that_succeeds_says_the_host_answers(ssh_target):
+    """Whichever attempt noted the wait (a lost one too), the next connection to the host clears it."""
+    reports: list[tuple[str, datetime | None]] = []
+    transport = connect_waiting(
+        ssh_target, HostPatience(), on_wait=lambda *wait: reports.append(wait), should_stop=lambda: False
+    )
+    transport.close()
+    assert reports == [(ssh_target.name, None)]

@@ -104,3 +104,14 @@ def test_with_adaptive_repetitions_it_says_how_many_trials_the_study_can_reach(c
 
 def test_without_adaptive_repetitions_there_is_no_cap(running_study):
     assert study_progress(running_study).most_trials is None
+
+
+def test_a_host_s_waiting_note_shows_only_while_one_of_the_study_s_own_trials_runs(running_study):
+    host = running_study.db_host
+    host.unreachable_since = timezone.now() - timedelta(seconds=30)
+    host.save()
+    assert [wait.host for wait in study_progress(running_study).waiting] == [host.name]
+
+    running_study.trials.filter(status="running").update(status="pending")  # a healthy study that waits its turn
+
+    assert study_progress(running_study).waiting == ()
