@@ -5,7 +5,7 @@ Usage:  .venv/bin/python bench/false_alarms.py [--runs bench/data/runs-local-sel
 
 Each simulated study takes the recorded runs from a random starting point, in the order they ran, and deals them
 to two "builds" A (the baseline) and B round by round, each round's order shuffled as a study's run order is.
-After the planned rounds it applies adaptive repetitions as studies/adaptive.py does (another round while the
+After the planned rounds it applies adaptive repetitions as studies/lifecycle/adaptive.py does (another round while the
 interval is not settled at the threshold, up to the cap), then the verdict at the threshold
 (studies/results/uncertainty.py). Adaptive designs run twice, side by side on the same deals: with a 95% interval at
 every look (the rule before), and with the study's confidence (uncertainty.study_confidence: the 5% shared among

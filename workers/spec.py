@@ -1,7 +1,7 @@
 """Plain data that crosses between the database side and the engine.
 
-The engine never sees a Django model: benchdash/studies/specs.py builds these from rows, and
-benchdash/studies/services.py turns a TrialOutcome back into rows.
+The engine never sees a Django model: benchdash/studies/lifecycle/specs.py builds these from rows, and
+benchdash/studies/lifecycle/services.py turns a TrialOutcome back into rows.
 """
 
 from dataclasses import dataclass, field
@@ -11,7 +11,7 @@ from enum import StrEnum
 
 class Reset(StrEnum):
     """When a scenario's data is rebuilt: once per study (per build), at the first trial of each build
-    in each round, or before every trial. The plan decides which trials reset (studies/plan.py)."""
+    in each round, or before every trial. The plan decides which trials reset (studies/lifecycle/plan.py)."""
 
     ONCE = "once"
     ROUND = "round"

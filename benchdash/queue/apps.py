@@ -8,6 +8,6 @@ class QueueConfig(AppConfig):
 
     def ready(self) -> None:
         from benchdash.queue.dispatch import send_trial_task
-        from benchdash.studies.signals import trial_due
+        from benchdash.studies.lifecycle.signals import trial_due
 
         trial_due.connect(send_trial_task, dispatch_uid="benchdash.queue.send_trial_task")

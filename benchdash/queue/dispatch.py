@@ -1,4 +1,4 @@
-"""Sending a trial's task to the broker, when the store says a trial is due (studies.signals.trial_due).
+"""Sending a trial's task to the broker, when the store says a trial is due (studies.lifecycle.signals.trial_due).
 
 When the broker cannot take one (Redis down or restarting), nothing is lost: the trial is marked as having no task
 on its way (its heartbeat emptied), and beat sends it on its first run once the broker answers (trials_orphaned).

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import connection
 
 from benchdash.store_retry import STORE_UNREACHABLE, backoff_s
-from benchdash.studies import services
+from benchdash.studies.lifecycle import services
 
 logger = logging.getLogger(__name__)
 

@@ -25,10 +25,11 @@ from benchdash.queue.broker_mark import broker_emptied
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
 from benchdash.queue.worker_queues import serve_hosts
 from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
-from benchdash.studies import services
+from benchdash.studies.lifecycle import services
+from benchdash.studies.lifecycle.noise import noise_check_keep, study_needs_noise_check
+from benchdash.studies.lifecycle.outcome import trial_finish, trials_outputs_repair
+from benchdash.studies.lifecycle.specs import cancelled_trial_spec, host_spec, trial_spec
 from benchdash.studies.models import Trial
-from benchdash.studies.noise import noise_check_keep, study_needs_noise_check
-from benchdash.studies.specs import cancelled_trial_spec, host_spec, trial_spec
 from workers.attempt import run_attempt, stop_server_kept_for
 from workers.host_wait import HostPatience
 from workers.preflight import check_host
@@ -95,7 +96,7 @@ def requeue_orphaned_studies() -> list[int]:
     resent = services.trials_orphaned(broker_emptied=broker_emptied())
     if resent:
         logger.warning("resent orphaned trials: %s", resent)
-    if repaired := services.trials_outputs_repair():
+    if repaired := trials_outputs_repair():
         logger.warning("repaired the outputs a crash left behind of trials: %s", repaired)
     return resent
 
@@ -137,10 +138,10 @@ def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:
     """Store the attempt's outcome, waiting for the store when it is unreachable. Any other error of the
     store (its artifact storage full, say) fails the attempt with that reason, under the attempt cap."""
     try:
-        return with_store_retry(lambda: services.trial_finish(trial=trial, outcome=outcome), "store the outcome")
+        return with_store_retry(lambda: trial_finish(trial=trial, outcome=outcome), "store the outcome")
     except STORE_UNREACHABLE:
         raise
     except Exception as error:
         logger.exception("trial %s: the store could not keep the outcome of attempt %s", trial.pk, trial.attempts)
         failed = TrialOutcome(ok=False, error=f"the store could not keep the outcome: {type(error).__name__}: {error}")
-        return with_store_retry(lambda: services.trial_finish(trial=trial, outcome=failed), "store the failure")
+        return with_store_retry(lambda: trial_finish(trial=trial, outcome=failed), "store the failure")

@@ -11,9 +11,9 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.capacity import size_text
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
+from benchdash.studies.lifecycle.plan import PlannedTrial, estimate_seconds, plan_design
 from benchdash.studies.models import RUN_ORDER_LABELS, Scenario, StudyPreset
 from benchdash.studies.pg_settings import settings_text
-from benchdash.studies.plan import PlannedTrial, estimate_seconds, plan_design
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from benchdash.studies.validation import (
     SCALE_MAX,

@@ -11,8 +11,8 @@ from dataclasses import replace
 
 import pytest
 
+from benchdash.studies.lifecycle.specs import spec_from_row
 from benchdash.studies.presets import SCENARIOS
-from benchdash.studies.specs import spec_from_row
 from workers.pgbench import parse_pgbench_output
 from workers.runner import run_trial
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec

@@ -15,7 +15,7 @@ from django.urls import reverse
 from benchdash.inventory.management.commands import register_local
 from benchdash.inventory.models import Build, Host
 from benchdash.inventory.validators import validate_target_path
-from benchdash.studies.specs import host_spec
+from benchdash.studies.lifecycle.specs import host_spec
 from tests.factories import HostFactory, ScenarioFactory
 from workers.attempt import run_attempt
 from workers.builds import BuildInstallError, install_build

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import Permission, User
 from django.urls import reverse
 
-from benchdash.studies.noise import noise_check_keep
+from benchdash.studies.lifecycle.noise import noise_check_keep
 from tests.factories import HostFactory, StudyFactory
 from workers.preflight import parse_preflight, preflight_report
 

@@ -3,8 +3,8 @@
 import pytest
 
 from benchdash.queue.tasks import run_study_trial
+from benchdash.studies.lifecycle.specs import trial_spec
 from benchdash.studies.models import Study, Trial
-from benchdash.studies.specs import trial_spec
 from tests.factories import ScenarioFactory, StudyFactory, TrialFactory
 from tests.queue.support import register_build, register_host
 from workers.transport import connect

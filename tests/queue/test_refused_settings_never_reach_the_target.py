@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from benchdash.studies.lifecycle.specs import trial_spec
 from benchdash.studies.models import Study
-from benchdash.studies.specs import trial_spec
 from tests.factories import ScenarioFactory, StudyFactory, TrialFactory
 from tests.queue.support import register_build, register_host
 from workers.attempt import run_attempt

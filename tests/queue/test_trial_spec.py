@@ -1,9 +1,9 @@
-"""benchdash.studies.specs.trial_spec: which trial keeps its server for the next one, and which reads the host facts."""
+"""studies.lifecycle.specs.trial_spec: which trial keeps its server for the next one, and which reads the host facts."""
 
 import pytest
 
+from benchdash.studies.lifecycle.specs import trial_spec
 from benchdash.studies.models import Trial
-from benchdash.studies.specs import trial_spec
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
 
 pytestmark = pytest.mark.django_db

@@ -2,10 +2,10 @@
 
 import pytest
 
-from benchdash.studies import services
-from benchdash.studies.adaptive import cells_to_repeat, study_extend
+from benchdash.studies.lifecycle import services
+from benchdash.studies.lifecycle.adaptive import cells_to_repeat, study_extend
+from benchdash.studies.lifecycle.plan import ScenarioRule, plan_round
 from benchdash.studies.models import Study, Trial
-from benchdash.studies.plan import ScenarioRule, plan_round
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.store import points_refresh
 from benchdash.studies.results.uncertainty import Verdict

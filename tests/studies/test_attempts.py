@@ -8,9 +8,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from benchdash.inventory.models import Host
-from benchdash.studies import services
+from benchdash.studies.lifecycle import services
+from benchdash.studies.lifecycle.outcome import trial_finish
+from benchdash.studies.lifecycle.specs import trial_spec
 from benchdash.studies.models import Artifact, Attempt, Study, Trial
-from benchdash.studies.specs import trial_spec
 from tests.factories import HostFactory, StudyFactory, TrialFactory
 from workers.spec import TrialOutcome
 
@@ -49,7 +50,7 @@ def test_each_claim_opens_an_attempt_with_its_number_worker_and_start(study):
 
 def test_the_spec_carries_the_attempt_and_a_fencing_token_that_grows(study):
     one = services.trial_claim(trial_id=first(study).pk, worker="w")
-    services.trial_finish(trial=one, outcome=good())
+    trial_finish(trial=one, outcome=good())
     two = services.trial_claim(trial_id=study.trials.get(position=1).pk, worker="w")
     first_spec, second_spec = trial_spec(one), trial_spec(two)
     store, first_id = first_spec.fence.split(".")
@@ -60,7 +61,7 @@ def test_the_spec_carries_the_attempt_and_a_fencing_token_that_grows(study):
 
 def test_finishing_closes_the_attempt_with_its_result_and_end(study):
     trial = services.trial_claim(trial_id=first(study).pk, worker="w")
-    services.trial_finish(trial=trial, outcome=good())
+    trial_finish(trial=trial, outcome=good())
     attempt = Attempt.objects.get(trial=trial)
     assert attempt.result == Attempt.Result.SUCCEEDED and attempt.finished_at >= attempt.started_at
 
@@ -84,7 +85,7 @@ def test_a_replaced_attempt_stores_no_outcome_artifact_or_host_facts_but_its_end
     services.trials_orphaned()
     services.trial_claim(trial_id=old.pk, worker="new")
 
-    after = services.trial_finish(trial=old, outcome=good(999.0))
+    after = trial_finish(trial=old, outcome=good(999.0))
 
     assert (after.status, after.attempts, after.tps) == (Trial.Status.RUNNING, 2, None)
     assert not Artifact.objects.filter(trial=old).exists()
@@ -103,7 +104,7 @@ def test_a_cancel_tells_the_running_attempt_to_stop(study):
 
 def test_artifact_files_are_named_by_attempt(study):
     trial = services.trial_claim(trial_id=first(study).pk, worker="w")
-    services.trial_finish(trial=trial, outcome=good())
+    trial_finish(trial=trial, outcome=good())
     assert Artifact.objects.get(trial=trial).file.name == f"artifacts/trials/{trial.pk}/attempt-1-pgbench_stdout.txt"
 
 
@@ -157,7 +158,7 @@ def test_a_store_error_after_the_claim_counts_as_a_failed_attempt_under_the_cap(
     trial = first(study)
     stored = TrialOutcome(ok=False, error="the store could not keep the outcome: OSError: [Errno 28] No space left")
     for _ in range(2):
-        trial = services.trial_finish(trial=services.trial_claim(trial_id=trial.pk, worker="w"), outcome=stored)
+        trial = trial_finish(trial=services.trial_claim(trial_id=trial.pk, worker="w"), outcome=stored)
     assert (trial.status, trial.attempts) == (Trial.Status.FAILED, 2)
     assert trial.error.startswith("attempt 2: the store could not keep the outcome")
     assert services.trial_claim(trial_id=trial.pk, worker="w") is None
@@ -165,7 +166,7 @@ def test_a_store_error_after_the_claim_counts_as_a_failed_attempt_under_the_cap(
 
 def test_the_trial_admin_lists_its_attempts(study, admin_client):
     trial = services.trial_claim(trial_id=first(study).pk, worker="w9@lab")
-    services.trial_finish(trial=trial, outcome=TrialOutcome(ok=False, error="ssh dropped"))
+    trial_finish(trial=trial, outcome=TrialOutcome(ok=False, error="ssh dropped"))
     response = admin_client.get(reverse("admin:studies_trial_change", args=[trial.pk]))
     assert response.status_code == 200
     assert b"w9@lab" in response.content and b"ssh dropped" in response.content
@@ -174,7 +175,7 @@ def test_the_trial_admin_lists_its_attempts(study, admin_client):
 @override_settings(TRIAL_MAX_ATTEMPTS=1)
 def test_running_the_failed_trials_again_opens_new_attempts_and_keeps_the_old_ones(study):
     trial = first(study)
-    failed = services.trial_finish(
+    failed = trial_finish(
         trial=services.trial_claim(trial_id=trial.pk, worker="w"), outcome=TrialOutcome(ok=False, error="boom")
     )
     services.study_continue(study_id=study.pk)
@@ -187,5 +188,5 @@ def test_running_the_failed_trials_again_opens_new_attempts_and_keeps_the_old_on
     old, new = Attempt.objects.filter(trial=trial)
     assert [(old.number, old.result), (new.number, new.result)] == [(1, "failed"), (1, "running")]
     assert int(trial_spec(again).fence.split(".")[1]) == new.pk
-    services.trial_finish(trial=again, outcome=good())
+    trial_finish(trial=again, outcome=good())
     assert Attempt.objects.get(pk=old.pk).result == "failed" and Attempt.objects.get(pk=new.pk).result == "succeeded"

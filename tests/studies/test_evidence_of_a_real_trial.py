@@ -5,9 +5,10 @@ collectors really produced, and the study and trial pages show it."""
 import pytest
 from django.urls import reverse
 
-from benchdash.studies import services
+from benchdash.studies.lifecycle import services
+from benchdash.studies.lifecycle.outcome import trial_finish
+from benchdash.studies.lifecycle.specs import trial_spec
 from benchdash.studies.models import Scenario, TrialEvidence
-from benchdash.studies.specs import trial_spec
 from tests.factories import StudyFactory, TrialFactory
 from tests.queue.support import register_build, register_host
 from workers.attempt import run_attempt
@@ -33,7 +34,7 @@ def test_a_real_trial_with_every_collector_on_leaves_its_evidence(client, local_
     claimed = services.trial_claim(trial_id=trial.pk, worker="test")
 
     outcome = run_attempt(trial_spec(claimed), should_cancel=lambda: False)
-    services.trial_finish(trial=claimed, outcome=outcome)
+    trial_finish(trial=claimed, outcome=outcome)
 
     assert outcome.ok, outcome.error
     evidence = TrialEvidence.objects.get(trial=trial)

@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from benchdash.studies.plan import ScenarioRule, estimate_seconds, plan_trials
+from benchdash.studies.lifecycle.plan import ScenarioRule, estimate_seconds, plan_trials
 
 REFERENCE = ScenarioRule(scenario_id=10, reset="once")
 UPDATE = ScenarioRule(scenario_id=20, reset="trial")

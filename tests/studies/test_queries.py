@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchdash.inventory.models import Build
-from benchdash.studies import services
+from benchdash.studies.lifecycle.outcome import trial_finish
 from benchdash.studies.models import Scenario, Study, StudyPoint, Trial
 from benchdash.studies.results.queries import study_results
 from benchdash.trends.importer import import_published_results
@@ -117,7 +117,7 @@ def test_the_trends_follow_a_trial_that_finishes(two_studies):
     )
     point = StudyPoint.objects.get(study=second, build=v14, scenario=reference, clients=16)
 
-    services.trial_finish(trial=trial, outcome=TrialOutcome(ok=True, tps=1_000_000.0))
+    trial_finish(trial=trial, outcome=TrialOutcome(ok=True, tps=1_000_000.0))
 
     after_finish = StudyPoint.objects.get(pk=point.pk)
     tps = sorted(
@@ -142,7 +142,7 @@ def test_a_failed_finish_leaves_the_point_alone(two_studies):
     )
     point = StudyPoint.objects.get(study=second, build=v14, scenario=reference, clients=32)
 
-    services.trial_finish(trial=trial, outcome=TrialOutcome(ok=False, error="pgbench aborted", tps=1.0))
+    trial_finish(trial=trial, outcome=TrialOutcome(ok=False, error="pgbench aborted", tps=1.0))
 
     assert Trial.objects.get(pk=trial.pk).status == Trial.Status.FAILED
     unchanged = StudyPoint.objects.get(pk=point.pk)

@@ -7,7 +7,8 @@ from django.test import override_settings
 from django.utils import timezone
 
 from benchdash.inventory.models import Host
-from benchdash.studies import services
+from benchdash.studies.lifecycle import services
+from benchdash.studies.lifecycle.outcome import trial_finish
 from benchdash.studies.models import Artifact, Study, Trial
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory, StudyFactory
 from workers.spec import TrialOutcome
@@ -137,7 +138,7 @@ def test_it_stores_a_good_outcome_with_its_artifacts(rows):
     study = create_study(rows)
     services.study_enqueue(study=study)
     trial = services.trial_claim(trial_id=first_trial(study).pk, worker="w1")
-    finished = services.trial_finish(trial=trial, outcome=good_outcome())
+    finished = trial_finish(trial=trial, outcome=good_outcome())
     assert finished.status == Trial.Status.SUCCEEDED
     assert finished.tps == 1234.5 and finished.transactions == 2469 and finished.command == "pgbench -n -c 1"
     artifacts = {artifact.kind: artifact.file.read() for artifact in Artifact.objects.filter(trial=finished)}
@@ -150,13 +151,13 @@ def test_freshly_read_host_facts_go_onto_the_host_and_reused_ones_leave_it_alone
     first, second = study.trials.order_by("position")[:2]
     fresh = good_outcome()
     fresh.host_facts, fresh.timings = {"cpu_threads": 64}, {"facts": 0.07}
-    services.trial_finish(trial=services.trial_claim(trial_id=first.pk, worker="w1"), outcome=fresh)
+    trial_finish(trial=services.trial_claim(trial_id=first.pk, worker="w1"), outcome=fresh)
     host = Host.objects.get(pk=study.db_host_id)
     assert (host.facts, host.facts_updated_at is not None) == ({"cpu_threads": 64}, True)
 
     reused = good_outcome()
     reused.host_facts = {"cpu_threads": 64, "load_average": [9.0]}
-    services.trial_finish(trial=services.trial_claim(trial_id=second.pk, worker="w1"), outcome=reused)
+    trial_finish(trial=services.trial_claim(trial_id=second.pk, worker="w1"), outcome=reused)
     assert Host.objects.get(pk=study.db_host_id).facts_updated_at == host.facts_updated_at
 
 
@@ -164,8 +165,8 @@ def test_an_outcome_is_never_stored_twice(rows):
     study = create_study(rows)
     services.study_enqueue(study=study)
     trial = services.trial_claim(trial_id=first_trial(study).pk, worker="w1")
-    services.trial_finish(trial=trial, outcome=good_outcome(100.0))
-    again = services.trial_finish(trial=trial, outcome=good_outcome(200.0))
+    trial_finish(trial=trial, outcome=good_outcome(100.0))
+    again = trial_finish(trial=trial, outcome=good_outcome(200.0))
     assert again.tps == 100.0
     assert Artifact.objects.filter(trial=trial, kind="pgbench_stdout").count() == 1
 
@@ -176,9 +177,9 @@ def test_a_failing_target_is_retried_then_marked_failed_with_its_output(rows):
     services.study_enqueue(study=study)
     trial_id = first_trial(study).pk
     bad = TrialOutcome(ok=False, error="pgbench aborted", artifacts={"pgbench_stderr": b"Run was aborted"})
-    first = services.trial_finish(trial=services.trial_claim(trial_id=trial_id, worker="w"), outcome=bad)
+    first = trial_finish(trial=services.trial_claim(trial_id=trial_id, worker="w"), outcome=bad)
     assert first.status == Trial.Status.PENDING and first.error == "attempt 1: pgbench aborted"
-    second = services.trial_finish(trial=services.trial_claim(trial_id=trial_id, worker="w"), outcome=bad)
+    second = trial_finish(trial=services.trial_claim(trial_id=trial_id, worker="w"), outcome=bad)
     assert second.status == Trial.Status.FAILED and second.attempts == 2
     assert second.error == "attempt 2: pgbench aborted"
     assert Artifact.objects.get(trial=second, kind="pgbench_stderr").file.read() == b"Run was aborted"
@@ -189,7 +190,7 @@ def test_the_study_goes_on_after_a_failed_trial_and_ends_failed(rows, django_cap
     services.study_enqueue(study=study)
     with override_settings(TRIAL_MAX_ATTEMPTS=1):
         trial = services.trial_claim(trial_id=first_trial(study).pk, worker="w")
-        services.trial_finish(trial=trial, outcome=TrialOutcome(ok=False, error="ssh dropped"))
+        trial_finish(trial=trial, outcome=TrialOutcome(ok=False, error="ssh dropped"))
     assert services.study_continue(study_id=study.pk) is None
     study.refresh_from_db()
     assert study.status == Study.Status.FAILED and study.finished_at is not None
@@ -201,7 +202,7 @@ def test_the_study_is_done_when_every_trial_succeeded(rows):
     for _ in range(2):
         next_trial = study.trials.filter(status=Trial.Status.PENDING).order_by("position").first()
         trial = services.trial_claim(trial_id=next_trial.pk, worker="w")
-        services.trial_finish(trial=trial, outcome=good_outcome())
+        trial_finish(trial=trial, outcome=good_outcome())
         services.study_continue(study_id=study.pk)
     study.refresh_from_db()
     assert study.status == Study.Status.DONE
@@ -211,7 +212,7 @@ def test_continue_sends_the_next_pending_trial_in_planned_order(rows, django_cap
     study = create_study(rows)
     services.study_enqueue(study=study)
     trial = services.trial_claim(trial_id=first_trial(study).pk, worker="w")
-    services.trial_finish(trial=trial, outcome=good_outcome())
+    trial_finish(trial=trial, outcome=good_outcome())
     with django_capture_on_commit_callbacks() as callbacks:
         next_trial = services.study_continue(study_id=study.pk)
     assert next_trial.position == 1
@@ -222,11 +223,11 @@ def test_cancel_stops_the_pending_trials_and_keeps_the_finished_ones(rows):
     study = create_study(rows)
     services.study_enqueue(study=study)
     trial = services.trial_claim(trial_id=first_trial(study).pk, worker="w")
-    services.trial_finish(trial=trial, outcome=good_outcome())
+    trial_finish(trial=trial, outcome=good_outcome())
     running = services.trial_claim(trial_id=study.trials.get(position=1).pk, worker="w")
     assert services.study_cancel(study=study) is True
     assert services.study_is_cancelled(study_id=study.pk)
-    ended = services.trial_finish(trial=running, outcome=TrialOutcome(ok=False, error="cancelled"))
+    ended = trial_finish(trial=running, outcome=TrialOutcome(ok=False, error="cancelled"))
     counts = {status: study.trials.filter(status=status).count() for status in Trial.Status.values}
     assert ended.status == Trial.Status.CANCELLED
     assert counts[Trial.Status.SUCCEEDED] == 1 and counts[Trial.Status.CANCELLED] == 15
@@ -239,7 +240,7 @@ def test_retry_failed_puts_failed_trials_back_and_queues_the_study(rows, django_
     with override_settings(TRIAL_MAX_ATTEMPTS=1):
         for trial in study.trials.order_by("position"):
             claimed = services.trial_claim(trial_id=trial.pk, worker="w")
-            services.trial_finish(trial=claimed, outcome=TrialOutcome(ok=False, error="boom"))
+            trial_finish(trial=claimed, outcome=TrialOutcome(ok=False, error="boom"))
     services.study_continue(study_id=study.pk)
     study.refresh_from_db()
     assert study.status == Study.Status.FAILED

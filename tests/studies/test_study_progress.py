@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from benchdash.studies.lifecycle.progress import study_progress
 from benchdash.studies.models import Study, Trial
-from benchdash.studies.progress import study_progress
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import threading
 import pytest
 from django.db import connection
 
-from benchdash.studies import services
+from benchdash.studies.lifecycle import services
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.factories import StudyFactory, TrialFactory
 

@@ -6,7 +6,8 @@ import io
 import pytest
 from django.core.management import call_command
 
-from benchdash.studies import services
+from benchdash.studies.lifecycle import services
+from benchdash.studies.lifecycle.outcome import trial_finish
 from benchdash.studies.models import Trial, TrialEvidence
 from tests.evidence_samples import real_artifacts
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
@@ -32,7 +33,7 @@ def outcome(artifacts: dict[str, bytes], notes=(), ok=True) -> TrialOutcome:
 def test_finishing_a_trial_stores_its_summary_once():
     trial = running_trial(collect_sar=True, collect_wait_events=True, collect_perf=True)
 
-    services.trial_finish(trial=trial, outcome=outcome(real_artifacts()))
+    trial_finish(trial=trial, outcome=outcome(real_artifacts()))
 
     evidence = TrialEvidence.objects.get(trial=trial)
     assert evidence.cpu_user == pytest.approx(38.6625) and evidence.cpu_idle == pytest.approx(14.27)
@@ -54,7 +55,7 @@ def test_a_collector_the_study_turned_off_is_off_and_one_that_failed_says_why():
     trial = running_trial(collect_sar=True, collect_wait_events=False, collect_perf=True)
     artifacts = {key: value for key, value in real_artifacts().items() if key in ("progress", "perf_folded")}
 
-    services.trial_finish(
+    trial_finish(
         trial=trial,
         outcome=outcome(
             artifacts, notes=["sar: skipped, not installed on the host", "perf: from an extra profiled run"]
@@ -71,7 +72,7 @@ def test_perf_is_not_expected_after_the_first_repetition():
     trial = running_trial(repetition=2, collect_perf=True)
     artifacts = {key: value for key, value in real_artifacts().items() if key != "perf_folded"}
 
-    services.trial_finish(trial=trial, outcome=outcome(artifacts))
+    trial_finish(trial=trial, outcome=outcome(artifacts))
 
     assert TrialEvidence.objects.get(trial=trial).collectors["perf"]["state"] == "not_profiled"
 
@@ -80,7 +81,7 @@ def test_a_file_the_parsers_cannot_read_leaves_a_row_that_says_so_and_the_trial_
     trial = running_trial(collect_sar=True)
     artifacts = {**real_artifacts(), "sar_series": b'{"time": ["not a time"], "cpu": {}}'}
 
-    finished = services.trial_finish(trial=trial, outcome=outcome(artifacts))
+    finished = trial_finish(trial=trial, outcome=outcome(artifacts))
 
     assert finished.status == Trial.Status.SUCCEEDED and finished.tps == 1500.0
     sar = TrialEvidence.objects.get(trial=trial).collectors["sar"]
@@ -91,7 +92,7 @@ def test_a_file_of_the_wrong_shape_is_no_summary_either_and_the_trial_is_kept():
     trial = running_trial(collect_wait_events=True)
     artifacts = {**real_artifacts(), "wait_events": b'[["not", "an", "object"]]', "progress": b'{"t": 1}'}
 
-    finished = services.trial_finish(trial=trial, outcome=outcome(artifacts))
+    finished = trial_finish(trial=trial, outcome=outcome(artifacts))
 
     assert finished.status == Trial.Status.SUCCEEDED
     assert TrialEvidence.objects.get(trial=trial).collectors["wait_events"]["state"] == "no_data"
@@ -100,7 +101,7 @@ def test_a_file_of_the_wrong_shape_is_no_summary_either_and_the_trial_is_kept():
 def test_an_attempt_that_goes_back_to_pending_writes_no_row():
     trial = running_trial()
 
-    services.trial_finish(trial=trial, outcome=outcome(real_artifacts(), ok=False))
+    trial_finish(trial=trial, outcome=outcome(real_artifacts(), ok=False))
 
     assert Trial.objects.get(pk=trial.pk).status == Trial.Status.PENDING
     assert not TrialEvidence.objects.filter(trial=trial).exists()
@@ -108,7 +109,7 @@ def test_an_attempt_that_goes_back_to_pending_writes_no_row():
 
 def test_refresh_evidence_computes_the_rows_again_from_the_stored_files():
     trial = running_trial(collect_sar=True, collect_wait_events=True, collect_perf=True)
-    services.trial_finish(trial=trial, outcome=outcome(real_artifacts()))
+    trial_finish(trial=trial, outcome=outcome(real_artifacts()))
     TrialEvidence.objects.all().delete()  # as for a trial stored before the summaries existed
     output = io.StringIO()
 

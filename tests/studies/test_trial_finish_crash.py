@@ -1,5 +1,5 @@
 """trial_finish writes files, then commits, then refreshes: a worker killed (SIGKILL) between any two steps loses
-nothing and leaves nothing behind once beat's repair has run (services.trials_orphaned, trials_outputs_repair)."""
+nothing and leaves nothing behind once beat's repair has run (trials_orphaned, trials_outputs_repair)."""
 
 import subprocess
 import sys
@@ -10,8 +10,9 @@ from urllib.parse import quote
 import pytest
 from django.db import connection
 
-from benchdash.studies import services
-from benchdash.studies.artifact_files import trial_folder
+from benchdash.studies.lifecycle import outcome as finish
+from benchdash.studies.lifecycle import services
+from benchdash.studies.lifecycle.artifact_files import trial_folder
 from benchdash.studies.models import Artifact, StudyPoint, Trial, TrialEvidence
 from tests.evidence_samples import real_artifacts
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
@@ -24,7 +25,7 @@ CHILD = """
 import os, signal, sys
 import django
 django.setup()
-from benchdash.studies import services
+from benchdash.studies.lifecycle import outcome as finish
 from benchdash.studies.models import Trial
 from workers.spec import TrialOutcome
 from tests.evidence_samples import real_artifacts
@@ -32,10 +33,10 @@ from tests.evidence_samples import real_artifacts
 def killed(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
 
-setattr(services, sys.argv[2], killed)
+setattr(finish, sys.argv[2], killed)
 trial = Trial.objects.get(pk=int(sys.argv[1]))
 outcome = TrialOutcome(ok=True, tps=1500.0, transactions=6000, artifacts=real_artifacts())
-services.trial_finish(trial=trial, outcome=outcome)
+finish.trial_finish(trial=trial, outcome=outcome)
 """
 
 # Each step of trial_finish, named by the function the next one starts with.
@@ -59,7 +60,7 @@ def second_attempt(media: Path) -> Trial:
     study.builds.set([build])
     trial = TrialFactory(study=study, build=build, scenario=scenario, clients=4, repetition=1)
     first = services.trial_claim(trial_id=trial.pk, worker="w")
-    services.trial_finish(trial=first, outcome=TrialOutcome(ok=False, error="boom", artifacts=real_artifacts()))
+    finish.trial_finish(trial=first, outcome=TrialOutcome(ok=False, error="boom", artifacts=real_artifacts()))
     return services.trial_claim(trial_id=trial.pk, worker="w")
 
 
@@ -79,10 +80,10 @@ def run_killed_worker(trial: Trial, step: str, media: Path, settings) -> int:
 
 def beat_repairs(trial: Trial, monkeypatch) -> None:
     """What beat's next runs do, now: a silent running attempt is put back, and due outputs are finished."""
-    monkeypatch.setattr(services, "OUTPUTS_REPAIR_AFTER", timedelta(0))
+    monkeypatch.setattr(finish, "OUTPUTS_REPAIR_AFTER", timedelta(0))
     Trial.objects.filter(pk=trial.pk, status="running").update(heartbeat_at="2000-01-01T00:00:00Z")
     services.trials_orphaned()
-    services.trials_outputs_repair()
+    finish.trials_outputs_repair()
 
 
 def files_on_disk(media: Path, trial: Trial) -> set[str]:
@@ -116,7 +117,7 @@ def test_an_attempt_that_is_no_longer_current_keeps_no_file(media):
     trial = second_attempt(media)
     Trial.objects.filter(pk=trial.pk).update(status="pending")  # beat put it back meanwhile
 
-    services.trial_finish(trial=trial, outcome=TrialOutcome(ok=True, tps=1.0, artifacts=real_artifacts()))
+    finish.trial_finish(trial=trial, outcome=TrialOutcome(ok=True, tps=1.0, artifacts=real_artifacts()))
 
     rows = set(Artifact.objects.filter(trial=trial).values_list("file", flat=True))
     assert files_on_disk(media, trial) == rows and all("/attempt-1-" in name for name in rows)

@@ -12,8 +12,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
+from benchdash.studies.lifecycle.plan import PlannedTrial
 from benchdash.studies.models.scenario import RUN_ORDER_LABELS, Scenario
-from benchdash.studies.plan import PlannedTrial
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD, study_confidence
 from workers.spec import RunOrder
 
@@ -91,7 +91,7 @@ class Study(models.Model):
     # says, and its verdict stays with the study. Empty until it ran.
     noise_check = models.JSONField(_("noise check of the DB host"), default=dict, blank=True)
     # Adaptive repetitions: after the planned ones, a cell whose interval still crosses the threshold gets
-    # another round, up to this many trials (studies/adaptive.py). Empty: off.
+    # another round, up to this many trials (studies/lifecycle/adaptive.py). Empty: off.
     max_repetitions = models.PositiveSmallIntegerField(_("adaptive repetitions, up to"), null=True, blank=True)
     duration_s = models.PositiveIntegerField(_("duration (s)"), default=60)
     scale = models.PositiveIntegerField(_("scale"), default=1)
@@ -179,7 +179,8 @@ class Study(models.Model):
         return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
 
     def add_planned_trials(self, planned: Iterable[PlannedTrial]) -> int:
-        """Save planned trials (studies/plan.py) as this study's pending trials on its DB host; returns how many."""
+        """Save planned trials (studies/lifecycle/plan.py) as this study's pending trials on its DB host; returns how
+        many."""
         scenarios = {scenario.pk: scenario for scenario in self.scenarios.all()}
         trials = Trial.objects.bulk_create(
             Trial(
@@ -246,7 +247,7 @@ class Trial(models.Model):
     position = models.PositiveIntegerField(_("order"), null=True, blank=True)
     status = models.CharField(_("status"), max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
-    # Decided by the plan from the scenario's reset and prewarm rules (studies/plan.py).
+    # Decided by the plan from the scenario's reset and prewarm rules (studies/lifecycle/plan.py).
     reset_data = models.BooleanField(_("starts from fresh data"), default=False)
     prewarm = models.BooleanField(_("loads the cache first (pg_prewarm)"), default=False)
     published = models.BooleanField(_("published figure"), default=False)
@@ -306,7 +307,7 @@ class Trial(models.Model):
                 condition=Q(status="succeeded", tps__isnull=False),
                 name="trial_median_idx",
             ),
-            # beat's repair of outputs a crash left behind (services.trials_outputs_repair)
+            # beat's repair of outputs a crash left behind (outcome.trials_outputs_repair)
             models.Index(
                 fields=["outputs_due_at"], condition=Q(outputs_due_at__isnull=False), name="trial_outputs_due_idx"
             ),

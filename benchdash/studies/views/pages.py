@@ -10,9 +10,9 @@ from benchdash.inventory.models import Build
 from benchdash.inventory.noise_display import noise_summary
 from benchdash.studies.evidence.page import study_evidence
 from benchdash.studies.filters import StudyFilterForm
+from benchdash.studies.lifecycle.progress import study_progress
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.procedure import scenario_procedures, study_steps
-from benchdash.studies.progress import study_progress
 from benchdash.studies.results.charts import tps_by_clients_figure
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.settings_diff import study_settings_diff

@@ -10,10 +10,10 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from benchdash.access import read_access
-from benchdash.studies import services
 from benchdash.studies.forms import StudyForm
+from benchdash.studies.lifecycle import services
+from benchdash.studies.lifecycle.progress import study_progress
 from benchdash.studies.models import Study
-from benchdash.studies.progress import study_progress
 
 QUEUE_PERMISSION = "studies.add_study"
 CANCEL_PERMISSION = "studies.cancel_study"

@@ -20,11 +20,11 @@ from tqdm import tqdm
 
 from benchdash.inventory.models import Build, Host
 from benchdash.store_retry import STORE_PATIENCE_S, STORE_UNREACHABLE, with_store_retry
-from benchdash.studies import services
 from benchdash.studies.forms import StudyForm
+from benchdash.studies.lifecycle import services
+from benchdash.studies.lifecycle.progress import StudyProgress, study_progress
 from benchdash.studies.models import Scenario, Study, StudyPreset
 from benchdash.studies.pg_settings import settings_text
-from benchdash.studies.progress import StudyProgress, study_progress
 from workers.spec import RunOrder
 
 POLL_S = 1.0

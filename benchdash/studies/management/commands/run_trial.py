@@ -18,9 +18,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from benchdash.inventory.management.commands.register_local import local_work_dir
 from benchdash.inventory.models import LOCAL_HOST_NAME, Build, Host
+from benchdash.studies.lifecycle.specs import build_spec, host_spec, scenario_spec
 from benchdash.studies.models import Scenario
 from benchdash.studies.pg_settings import parse_settings
-from benchdash.studies.specs import build_spec, host_spec, scenario_spec
 from workers.runner import run_trial
 from workers.spec import BuildSpec, HostSpec, Prewarm, TrialOutcome, TrialSpec
 from workers.transport import HostRefused, connect

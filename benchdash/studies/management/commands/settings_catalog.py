@@ -13,7 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from benchdash.inventory.models import LOCAL_HOST_NAME, Build, Host
-from benchdash.studies.specs import build_spec, host_spec
+from benchdash.studies.lifecycle.specs import build_spec, host_spec
 from workers.builds import BuildInstallError, install_build
 from workers.cluster import Cluster, ClusterError
 from workers.settings_catalog import CATALOG_DIR, SettingsCatalog, catalog_text

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from django.db import transaction
 from django.db.models import Count, Max
 
+from benchdash.studies.lifecycle.plan import ScenarioRule, plan_round
 from benchdash.studies.models import Study, Trial
-from benchdash.studies.plan import ScenarioRule, plan_round
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.uncertainty import is_settled

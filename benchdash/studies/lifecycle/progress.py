@@ -10,8 +10,8 @@ from typing import Any
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from benchdash.studies.lifecycle.plan import estimate_seconds
 from benchdash.studies.models import Study, Trial
-from benchdash.studies.plan import estimate_seconds
 
 
 @dataclass(frozen=True)
