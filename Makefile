@@ -37,8 +37,10 @@ imports: need-venv
 check: lint imports
 	.venv/bin/pytest -m "not servers" -q
 
+# Two pytest-xdist workers: most of the slow tests wait on real processes (workers, pgbench, timeouts), so two run
+# side by side even on two cores; each worker has its own test database and Redis db (tests/queue/conftest.py).
 test: setup lint imports
-	.venv/bin/pytest
+	.venv/bin/pytest -n 2
 
 stop:
 	@bash deploy/setup.sh stop

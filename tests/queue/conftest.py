@@ -27,7 +27,9 @@ from tests.sshd import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = str(Path(sys.executable).with_name("celery"))
-TEST_REDIS_DB = int(os.environ.get("BENCHDASH_TEST_REDIS_DB", "9"))
+# One Redis db per pytest-xdist worker (gw0, gw1, ...): each flushes its own before every test.
+XDIST_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+TEST_REDIS_DB = int(os.environ.get("BENCHDASH_TEST_REDIS_DB", "9")) + XDIST_WORKER
 # Short clocks so that a lost worker is noticed in seconds, not minutes.
 FAST_CLOCKS = {
     "BENCHDASH_TRIAL_HEARTBEAT_S": "1",
