@@ -13,6 +13,7 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from benchdash.inventory.models import Host
+from benchdash.store_clock import StoreNow, store_now
 from benchdash.studies.evidence.store import evidence_refresh
 from benchdash.studies.lifecycle.artifact_files import (
     StoredFile,
@@ -65,7 +66,7 @@ def _outcome_commit(
         return None, []
     locked.status = _finished_status(locked, outcome)
     _copy_outcome(locked, outcome)
-    locked.finished_at = timezone.now() if locked.status != Trial.Status.PENDING else None
+    locked.finished_at = store_now() if locked.status != Trial.Status.PENDING else None
     locked.save()
     Trial.objects.filter(pk=locked.pk).update(outputs_due_at=Now())
     if outcome.host_unreachable:  # the next trials would wait for the same host: the study stops, saying why
@@ -134,7 +135,7 @@ def _close_attempt(trial: Trial, result: str, error: str) -> None:
     """A lost attempt whose worker comes back after all keeps "lost" and gets its end time."""
     attempt = Attempt.objects.latest_of(trial.pk, trial.attempts).filter(finished_at__isnull=True)
     attempt.filter(result=Attempt.Result.RUNNING).update(result=result)
-    attempt.update(finished_at=timezone.now(), error=error)
+    attempt.update(finished_at=StoreNow(), error=error)
 
 
 def _finished_status(trial: Trial, outcome: TrialOutcome) -> str:
@@ -158,5 +159,3 @@ def _copy_outcome(trial: Trial, outcome: TrialOutcome) -> None:
     trial.host_facts = outcome.host_facts
     trial.notes = "\n".join(outcome.notes)
     trial.error = f"attempt {trial.attempts}: {outcome.error}" if outcome.error else ""
-    if outcome.started_at:
-        trial.started_at = outcome.started_at

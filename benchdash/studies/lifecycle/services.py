@@ -11,14 +11,14 @@ that made them commits, and a broker that cannot take one leaves the trial for b
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, TextField, Value
 from django.db.models.functions import Concat, Now
-from django.utils import timezone
 
+from benchdash.store_clock import StoreNow, store_now
 from benchdash.studies.lifecycle.adaptive import study_extend
 from benchdash.studies.lifecycle.plan import plan_design
 from benchdash.studies.lifecycle.signals import send_trial_after_commit
@@ -95,7 +95,7 @@ def study_cancel(*, study: Study) -> bool:
     runner's should_cancel, which reads the study's status; finished trials stay."""
     with transaction.atomic():
         changed = Study.objects.filter(pk=study.pk, status__in=ACTIVE).update(
-            status=Study.Status.CANCELLED, finished_at=timezone.now()
+            status=Study.Status.CANCELLED, finished_at=StoreNow()
         )
         if changed:
             study.trials.filter(status=Trial.Status.PENDING).update(status=Trial.Status.CANCELLED)
@@ -131,7 +131,6 @@ def trial_claim(*, trial_id: int, worker: str) -> Trial | None:
     nothing. (A filter through a join would make Django write `WHERE id IN (SELECT ...)`, and only that
     would be re-checked: then both claims won.) The study is checked with EXISTS on its own row.
     """
-    now = timezone.now()
     claimable = Trial.objects.filter(
         _study_is(*ACTIVE), pk=trial_id, status=Trial.Status.PENDING, attempts__lt=settings.TRIAL_MAX_ATTEMPTS
     )
@@ -141,25 +140,23 @@ def trial_claim(*, trial_id: int, worker: str) -> Trial | None:
                 status=Trial.Status.RUNNING,
                 attempts=F("attempts") + 1,
                 worker=worker[:200],
-                started_at=now,
-                heartbeat_at=now,
+                started_at=StoreNow(),
+                heartbeat_at=StoreNow(),
                 finished_at=None,
             )
             if changed:
+                # The store's time once the UPDATE is through: it may have waited on trial_one_running_per_host for
+                # the host's previous trial to end, and the attempt starts only once it has, after that one's end.
+                Trial.objects.filter(pk=trial_id).update(started_at=StoreNow(), heartbeat_at=StoreNow())
                 trial = Trial.objects.select_related("study").get(pk=trial_id)
-                # Not `now`: the UPDATE may have waited on trial_one_running_per_host for the host's previous
-                # trial to end, and the attempt starts only once it has, after that one's end time.
-                trial.started_at = timezone.now()
-                Trial.objects.filter(pk=trial_id).update(started_at=trial.started_at)
-                Attempt.objects.create(
-                    trial=trial, number=trial.attempts, worker=worker[:200], started_at=trial.started_at
-                )
+                started_at = cast(datetime, trial.started_at)  # just written
+                Attempt.objects.create(trial=trial, number=trial.attempts, worker=worker[:200], started_at=started_at)
     except IntegrityError:
         raise HostBusy(trial_id) from None
     if not changed:
         return None
     Study.objects.filter(pk=trial.study_id, status=Study.Status.QUEUED).update(status=Study.Status.RUNNING)
-    Study.objects.filter(pk=trial.study_id, started_at__isnull=True).update(started_at=now)
+    Study.objects.filter(pk=trial.study_id, started_at__isnull=True).update(started_at=trial.started_at)
     return trial
 
 
@@ -172,7 +169,7 @@ def _study_is(*statuses: str) -> Exists:
 
 def trial_touch(*, trial_id: int) -> None:
     """Mark a pending trial as having a task on its way, so beat does not send another."""
-    Trial.objects.filter(pk=trial_id, status=Trial.Status.PENDING).update(heartbeat_at=timezone.now())
+    Trial.objects.filter(pk=trial_id, status=Trial.Status.PENDING).update(heartbeat_at=StoreNow())
 
 
 def attempt_is_current(*, trial_id: int, attempt: int) -> bool:
@@ -186,7 +183,7 @@ def attempt_is_current(*, trial_id: int, attempt: int) -> bool:
 def trial_heartbeat(*, trial_id: int, attempt: int) -> bool:
     """Say that this attempt still runs; False when it is no longer the trial's current attempt (refused)."""
     current = Trial.objects.filter(pk=trial_id, status=Trial.Status.RUNNING, attempts=attempt)
-    return bool(current.update(heartbeat_at=timezone.now()))
+    return bool(current.update(heartbeat_at=StoreNow()))
 
 
 def study_continue(*, study_id: int) -> Trial | None:
@@ -208,7 +205,7 @@ def _next_pending(study_id: int) -> Trial | None:
     pending.filter(attempts__gte=settings.TRIAL_MAX_ATTEMPTS).update(
         status=Trial.Status.FAILED,
         error=Concat(F("error"), Value(f" (no attempt left of {settings.TRIAL_MAX_ATTEMPTS})")),
-        finished_at=timezone.now(),
+        finished_at=StoreNow(),
     )
     return pending.order_by("position").first()
 
@@ -227,7 +224,7 @@ def _settle(study_id: int) -> None:
     if trials.filter(status__in=(Trial.Status.PENDING, Trial.Status.RUNNING)).exists():
         return
     final = Study.Status.FAILED if trials.filter(status=Trial.Status.FAILED).exists() else Study.Status.DONE
-    Study.objects.filter(pk=study_id, status__in=ACTIVE).update(status=final, finished_at=timezone.now())
+    Study.objects.filter(pk=study_id, status__in=ACTIVE).update(status=final, finished_at=StoreNow())
 
 
 def _send_next_trial(study_id: int, report: Callable[[bool], object] | None = None) -> None:
@@ -246,7 +243,7 @@ def trials_orphaned(*, broker_emptied: bool = False) -> list[int]:
        that long gets that trial's task again, or at once when the broker lost its data (broker_emptied:
        the task it held is gone). A duplicate is harmless: only one claim succeeds.
     """
-    cutoff = timezone.now() - timedelta(seconds=settings.TRIAL_STALE_AFTER_S)
+    cutoff = store_now() - timedelta(seconds=settings.TRIAL_STALE_AFTER_S)
     _put_back_lost(cutoff)
     resend: list[int] = []
     for study_id in Study.objects.filter(status__in=ACTIVE).values_list("pk", flat=True):
@@ -275,6 +272,6 @@ def _put_back_lost(cutoff: datetime) -> None:
         error = Concat(Value("attempt "), F("attempts"), Value(f": {silent}"), output_field=TextField())
         active = stale.filter(_study_is(*ACTIVE))
         active.filter(attempts__gte=settings.TRIAL_MAX_ATTEMPTS).update(
-            status=Trial.Status.FAILED, error=error, heartbeat_at=None, finished_at=timezone.now()
+            status=Trial.Status.FAILED, error=error, heartbeat_at=None, finished_at=StoreNow()
         )
         active.update(status=Trial.Status.PENDING, error=Concat(error, Value("; put back")), heartbeat_at=None)

@@ -10,8 +10,8 @@ from functools import partial
 
 from django.db import transaction
 from django.dispatch import Signal
-from django.utils import timezone
 
+from benchdash.store_clock import StoreNow
 from benchdash.studies.models import Trial
 
 # Sent after commit with trial_id, queue (the DB host's name, or None), countdown and report.
@@ -25,7 +25,7 @@ def send_trial_after_commit(
 
     report, if given, hears whether the broker took it (only when the transaction commits).
     """
-    Trial.objects.filter(pk=trial_id, status=Trial.Status.PENDING).update(heartbeat_at=timezone.now())
+    Trial.objects.filter(pk=trial_id, status=Trial.Status.PENDING).update(heartbeat_at=StoreNow())
     host_name = Trial.objects.filter(pk=trial_id).values_list("host__name", flat=True).first()
     transaction.on_commit(
         partial(
