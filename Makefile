@@ -39,8 +39,9 @@ check: lint imports
 
 # Two pytest-xdist workers: most of the slow tests wait on real processes (workers, pgbench, timeouts), so two run
 # side by side even on two cores; each worker has its own test database and Redis db (tests/queue/conftest.py).
+# worksteal: a worker that runs out takes tests queued behind a long one on the other (docs/TESTS.md).
 test: setup lint imports
-	.venv/bin/pytest -n 2
+	.venv/bin/pytest -n 2 --dist worksteal
 
 stop:
 	@bash deploy/setup.sh stop
