@@ -10,6 +10,7 @@ Every command is an argument list through the Transport; the scripts are fixed t
 """
 
 import json
+import logging
 import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from workers.cluster import MARKER_FILE, socket_dir_for
 from workers.transport import Transport
 
+logger = logging.getLogger(__name__)
 KIB = 1024
 USAGE_PARTS = ("clusters", "snapshots", "builds")
 # $1 the work dir. KiB of each part; "clusters" is the clusters' data without their snapshots.
@@ -87,12 +89,15 @@ def _marker_study(text: str) -> int | None:
 
 def remove_clusters(transport: Transport, clusters: Iterable[ClusterOnHost]) -> list[str]:
     """Stop the server of each cluster, then remove its dir (and its socket dir when that is in /tmp).
-    Returns the paths removed."""
+    Returns the paths removed; one that could not be (a file the account may not delete) stays, and the rest go."""
     removed = []
     for cluster in clusters:
         transport.run(["sh", "-c", _STOP_SCRIPT, "sh", posixpath.join(cluster.path, "data")], timeout=180)
         socket_dir = socket_dir_for(cluster.path)
         outside = [socket_dir] if not socket_dir.startswith(cluster.path + "/") else []
-        transport.run(["rm", "-rf", "--", cluster.path, *outside], timeout=600)
-        removed.append(cluster.path)
+        result = transport.run(["rm", "-rf", "--", cluster.path, *outside], timeout=600, check=False)
+        if result.ok:
+            removed.append(cluster.path)
+        else:
+            logger.warning("could not remove %s on %s: %s", cluster.path, transport.host.name, result.stderr[-500:])
     return removed

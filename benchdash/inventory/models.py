@@ -50,6 +50,9 @@ class Host(models.Model):
     # The latest noise check (workers/preflight.py): verdict, findings and facts; before a study or on demand.
     noise_check = models.JSONField(_("noise check"), default=dict, blank=True)
     noise_checked_at = models.DateTimeField(_("noise checked"), null=True, blank=True)
+    # Bytes under the work dir by part (clusters, snapshots, builds), as a worker last measured them.
+    work_dir_usage = models.JSONField(_("work dir usage"), default=dict, blank=True, editable=False)
+    work_dir_measured_at = models.DateTimeField(_("work dir measured"), null=True, blank=True, editable=False)
     notes = models.TextField(_("notes"), blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     # Set by an attempt that found the host unreachable and waits for it; cleared when it answers again.

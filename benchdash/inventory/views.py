@@ -9,7 +9,7 @@ from benchdash.inventory.facts_display import fact_rows, latest_facts
 from benchdash.inventory.models import Build, Host
 from benchdash.inventory.noise_display import noise_summary
 
-# Checking a host runs commands on it, as a study does: the same people may.
+# Checking a host or clearing its work dir runs commands on it, as a study does: the same people may.
 NOISE_CHECK_PERMISSION = "studies.add_study"
 
 
@@ -23,13 +23,15 @@ def hosts(request: HttpRequest) -> HttpResponse:
 def host_detail(request: HttpRequest, pk: int) -> HttpResponse:
     host = get_object_or_404(Host, pk=pk)
     facts, facts_read_at = latest_facts(host)
+    may_run_commands = request.user.has_perm(NOISE_CHECK_PERMISSION)
     ctx = {
         "host": host,
         "facts": fact_rows(facts),
         "facts_read_at": facts_read_at,
         "studies": host.db_studies.order_by("-year", "-created_at")[:50],
         "noise": noise_summary(host.noise_check),
-        "can_check_noise": request.user.has_perm(NOISE_CHECK_PERMISSION),
+        "can_check_noise": may_run_commands,
+        "can_clear_work_dir": may_run_commands,
     }
     return render(request, "inventory/host_detail.html", ctx)
 

@@ -8,6 +8,8 @@ class QueueConfig(AppConfig):
 
     def ready(self) -> None:
         from benchdash.queue.dispatch import send_trial_task
-        from benchdash.studies.lifecycle.signals import trial_due
+        from benchdash.queue.study_end import send_clear_study_clusters
+        from benchdash.studies.lifecycle.signals import study_ended, trial_due
 
         trial_due.connect(send_trial_task, dispatch_uid="benchdash.queue.send_trial_task")
+        study_ended.connect(send_clear_study_clusters, dispatch_uid="benchdash.queue.send_clear_study_clusters")

@@ -19,10 +19,11 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import close_old_connections, connection
 
-from benchdash.celery import app
+from benchdash.celery import app, host_queue
 from benchdash.inventory.models import Host
 from benchdash.queue.broker_mark import broker_emptied
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
+from benchdash.queue.work_dir import clear_host_clusters, hosts_to_sweep
 from benchdash.queue.worker_queues import serve_hosts
 from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
 from benchdash.studies.lifecycle import services
@@ -36,6 +37,10 @@ from workers.preflight import check_host
 from workers.spec import TrialOutcome
 
 logger = logging.getLogger(__name__)
+# How long clear_study_clusters waits for a cancelled study's running trial to stop, and how often it looks.
+STUDY_END_WAIT_S, STUDY_END_POLL_S = 600, 2
+# How often beat looks for clusters that nothing needs any more (each look measures the host's work dir).
+WORK_DIR_SWEEP_EVERY_S = 600
 
 if settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] < settings.TRIAL_TIME_LIMIT * 2:
     raise ImproperlyConfigured("BENCHDASH_TRIAL_TIME_LIMIT must stay under half of CELERY_VISIBILITY_TIMEOUT")
@@ -145,3 +150,45 @@ def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:
         logger.exception("trial %s: the store could not keep the outcome of attempt %s", trial.pk, trial.attempts)
         failed = TrialOutcome(ok=False, error=f"the store could not keep the outcome: {type(error).__name__}: {error}")
         return with_store_retry(lambda: trial_finish(trial=trial, outcome=failed), "store the failure")
+
+
+@shared_task(bind=True, max_retries=STUDY_END_WAIT_S // STUDY_END_POLL_S)
+def clear_study_clusters(self: Any, study_id: int) -> list[str]:
+    """After a study ended or was cancelled, on its DB host's queue: once none of its trials runs any more (a
+    cancelled one stops within seconds), remove the host's clusters that nothing needs (benchdash/queue/work_dir.py:
+    the study's own among them, unless it keeps its data)."""
+    close_old_connections()
+    if Trial.objects.filter(study_id=study_id, status=Trial.Status.RUNNING).exists():
+        raise self.retry(countdown=STUDY_END_POLL_S)
+    host = Host.objects.filter(db_studies=study_id).first()
+    return clear_host_clusters(host, clear_kept=False) if host is not None else []
+
+
+@shared_task
+def clear_work_dir(host_id: int) -> list[str]:
+    """The host page's "clear work dir": remove every cluster that nothing needs, kept ones too."""
+    close_old_connections()
+    return clear_host_clusters(Host.objects.get(pk=host_id), clear_kept=True)
+
+
+@shared_task
+def clear_ended_clusters(host_id: int) -> list[str]:
+    """The periodic clean-up of one host: clusters of ended studies that a lost clear_study_clusters left."""
+    close_old_connections()
+    return clear_host_clusters(Host.objects.get(pk=host_id), clear_kept=False)
+
+
+@shared_task
+def sweep_work_dirs() -> list[int]:
+    """Beat: send clear_ended_clusters to each host that may hold clusters nobody needs; a host no worker serves
+    drops it (expires) rather than piling it up."""
+    close_old_connections()
+    hosts = hosts_to_sweep()
+    for host in hosts:
+        clear_ended_clusters.apply_async(
+            (host.pk,), queue=host_queue(host.name), expires=WORK_DIR_SWEEP_EVERY_S, ignore_result=True
+        )
+    return [host.pk for host in hosts]
+
+
+app.add_periodic_task(WORK_DIR_SWEEP_EVERY_S, sweep_work_dirs.s(), name="sweep-work-dirs")

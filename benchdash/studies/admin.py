@@ -58,6 +58,7 @@ class StudyAdminForm(forms.ModelForm):
             "collect_sar",
             "collect_perf",
             "collect_wait_events",
+            "keep_data",
             "seed",
             "notes",
             "conclusions",

@@ -120,6 +120,14 @@ class StudyForm(forms.Form):
     collect_sar = forms.BooleanField(label=_("collect sar"), required=False, initial=True)
     collect_perf = forms.BooleanField(label=_("collect perf"), required=False)
     collect_wait_events = forms.BooleanField(label=_("sample wait events"), required=False, initial=True)
+    keep_data = forms.BooleanField(
+        label=_("keep data directories"),
+        required=False,
+        help_text=_(
+            "Off: the study's data directories and snapshots are removed from the DB host when it ends or is "
+            "cancelled. On: they stay until a member clears the host's work dir on its page."
+        ),
+    )
     seed = WholeNumberField(
         label=_("random seed"), min_value=0, max_value=SEED_MAX, required=False, help_text=_("Empty: drawn for you.")
     )

@@ -21,7 +21,7 @@ from django.db.models.functions import Concat, Now
 from benchdash.store_clock import StoreNow, store_now
 from benchdash.studies.lifecycle.adaptive import study_extend
 from benchdash.studies.lifecycle.plan import plan_design
-from benchdash.studies.lifecycle.signals import send_trial_after_commit
+from benchdash.studies.lifecycle.signals import send_study_ended_after_commit, send_trial_after_commit
 from benchdash.studies.models import Attempt, Study, Trial
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from workers.spec import RunOrder
@@ -53,6 +53,7 @@ def study_create(*, data: Mapping[str, Any], created_by: Any = None) -> Study:
         collect_sar=data.get("collect_sar", False),
         collect_perf=data.get("collect_perf", False),
         collect_wait_events=data.get("collect_wait_events", False),
+        keep_data=data.get("keep_data", False),
         threshold=data.get("threshold", DEFAULT_THRESHOLD),
         max_repetitions=data.get("max_repetitions"),
         seed=data["seed"],
@@ -99,6 +100,7 @@ def study_cancel(*, study: Study) -> bool:
         )
         if changed:
             study.trials.filter(status=Trial.Status.PENDING).update(status=Trial.Status.CANCELLED)
+            send_study_ended_after_commit(study.pk)
     study.refresh_from_db(fields=["status", "finished_at"])
     return bool(changed)
 
@@ -224,7 +226,8 @@ def _settle(study_id: int) -> None:
     if trials.filter(status__in=(Trial.Status.PENDING, Trial.Status.RUNNING)).exists():
         return
     final = Study.Status.FAILED if trials.filter(status=Trial.Status.FAILED).exists() else Study.Status.DONE
-    Study.objects.filter(pk=study_id, status__in=ACTIVE).update(status=final, finished_at=StoreNow())
+    if Study.objects.filter(pk=study_id, status__in=ACTIVE).update(status=final, finished_at=StoreNow()):
+        send_study_ended_after_commit(study_id)
 
 
 def _send_next_trial(study_id: int, report: Callable[[bool], object] | None = None) -> None:

@@ -1,4 +1,5 @@
-"""What the store's side tells the queue: a trial is due, send its task once this transaction commits.
+"""What the store's side tells the queue: a trial is due, send its task once this transaction commits; a study
+ended (done, failed or cancelled), clear its clusters from its DB host.
 
 The store says what must run; a message only says "now". The queue (benchdash/queue/dispatch.py) receives
 trial_due and sends the task; studies never imports the queue, so that following a trial from its task runs
@@ -12,10 +13,12 @@ from django.db import transaction
 from django.dispatch import Signal
 
 from benchdash.store_clock import StoreNow
-from benchdash.studies.models import Trial
+from benchdash.studies.models import Study, Trial
 
 # Sent after commit with trial_id, queue (the DB host's name, or None), countdown and report.
 trial_due = Signal()
+# Sent after commit with study_id and host_name (its DB host's).
+study_ended = Signal()
 
 
 def send_trial_after_commit(
@@ -32,3 +35,10 @@ def send_trial_after_commit(
             trial_due.send, sender=Trial, trial_id=trial_id, host_name=host_name, countdown=countdown, report=report
         )
     )
+
+
+def send_study_ended_after_commit(study_id: int) -> None:
+    """Have study_ended sent once this transaction commits: the queue clears the study's clusters from its DB host."""
+    host_name = Study.objects.filter(pk=study_id).values_list("db_host__name", flat=True).first()
+    if host_name:
+        transaction.on_commit(partial(study_ended.send, sender=Study, study_id=study_id, host_name=host_name))

@@ -100,6 +100,9 @@ class Study(models.Model):
     collect_sar = models.BooleanField(_("collect sar"), default=True)
     collect_perf = models.BooleanField(_("collect perf"), default=False)
     collect_wait_events = models.BooleanField(_("sample wait events"), default=True)
+    # Off: the study's clusters (data dirs, snapshots) leave its DB host when it ends or is cancelled. On: they stay
+    # until a member clears the host's work dir (the host page).
+    keep_data = models.BooleanField(_("keep data directories"), default=False)
     seed = models.BigIntegerField(_("random seed"), default=0)
     run_order = models.CharField(
         _("run order"),

@@ -95,6 +95,9 @@ class Command(BaseCommand):
         parser.add_argument("--no-sar", action="store_true")
         parser.add_argument("--perf", action="store_true")
         parser.add_argument("--no-wait-events", action="store_true")
+        parser.add_argument(
+            "--keep-data", action="store_true", help="keep the data directories on the DB host after the study ends"
+        )
         parser.add_argument("--wait", action="store_true", help="show a progress bar until the study ends")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -153,8 +156,9 @@ class Command(BaseCommand):
         for flag, name in (("no_sar", "collect_sar"), ("no_wait_events", "collect_wait_events")):
             if not options[flag]:
                 data[name] = "on"
-        if options["perf"]:
-            data["collect_perf"] = "on"
+        for flag, name in (("perf", "collect_perf"), ("keep_data", "keep_data")):
+            if options[flag]:
+                data[name] = "on"
         return data
 
     def _settings(self, options: dict[str, Any], preset: StudyPreset | None) -> str:

@@ -1,0 +1,158 @@
+"""Targets are left as they were found (issue 26): a study's clusters leave its DB host when it ends or is cancelled,
+unless it keeps them; beat's sweep removes what a lost clean-up left; the host page shows the work dir's space and
+clears it, never touching the cluster of the trial that runs."""
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from benchdash.inventory.models import Host
+from benchdash.queue.tasks import sweep_work_dirs
+from benchdash.studies.models import Study, Trial
+from tests.queue.support import (
+    form_data,
+    process_alive,
+    queue_reference_study_and_wait_for_pgbench,
+    register_build,
+    register_host,
+    wait_for,
+)
+from tests.sshd import run_user_account
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+MIB = 1024 * 1024
+CLEARED_WITHIN_S = 10
+
+
+def _clusters(work_dir: str) -> dict[str, int]:
+    """Each cluster dir under the work dir and the bytes its files hold."""
+    root = Path(work_dir, "clusters")
+    if not root.exists():
+        return {}
+    return {
+        entry.name: sum(path.stat().st_size for path in entry.rglob("*") if path.is_file() and not path.is_symlink())
+        for entry in root.iterdir()
+    }
+
+
+def _leftover_cluster(work_dir: str, name: str, study_id: int) -> Path:
+    """A cluster dir as an ended study's trial leaves it, owned by the target's account: 3 MiB of data and a marker
+    naming the study."""
+    cluster = Path(work_dir, "clusters", name)
+    (cluster / "data").mkdir(parents=True)
+    (cluster / "data" / "base").write_bytes(os.urandom(3 * MIB))
+    (cluster / "data.json").write_text(json.dumps({"study_id": study_id}))
+    owner = run_user_account()
+    for path in [cluster, *cluster.rglob("*")]:
+        os.chown(path, owner.pw_uid, owner.pw_gid)
+    return cluster
+
+
+def _run_study(client, host, build, scenario, **extra) -> Study:
+    data = form_data(host=host, builds=[build], baseline=build, scenarios=[scenario], clients="1", **extra)
+    client.post(reverse("studies:new"), data)
+    study = Study.objects.get(title="queue test")
+    wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 120, "the study to end")
+    study.refresh_from_db()
+    return study
+
+
+def test_a_study_that_ends_leaves_no_cluster_and_the_host_notes_its_work_dir(
+    client, member, presets, celery_processes, local_target, installed_build
+):
+    host, build = register_host(local_target), register_build(installed_build)
+    celery_processes.worker("ender")
+    study = _run_study(client, host, build, presets["pgecons-reference"])
+    ended = time.monotonic()
+
+    wait_for(lambda: _clusters(host.work_dir) == {}, CLEARED_WITHIN_S, "the study's cluster to go")
+    print(f"cluster gone {time.monotonic() - ended:.1f} s after the study ended")
+    host = wait_for(lambda: Host.objects.filter(pk=host.pk, work_dir_measured_at__isnull=False).first(), 10, "usage")
+    assert study.status == Study.Status.DONE and not study.keep_data
+    assert host.work_dir_usage["clusters"] <= 4096 and host.work_dir_usage["snapshots"] == 0
+    assert host.work_dir_usage["builds"] == 0  # an installed build: nothing unpacked under the work dir
+
+
+def test_a_cancelled_study_leaves_no_cluster_and_no_server_within_seconds(
+    client, member, presets, celery_processes, local_target, installed_build
+):
+    host, study, _, pgbench = queue_reference_study_and_wait_for_pgbench(
+        client, celery_processes, local_target, installed_build, duration="60", worker="canceller", clients="1"
+    )
+    (name,) = _clusters(host.work_dir)
+    postmaster = int(Path(host.work_dir, "clusters", name, "data", "postmaster.pid").read_text().split()[0])
+    assert _clusters(host.work_dir)[name] > 10 * MIB
+
+    client.post(reverse("studies:cancel", args=[study.pk]))
+    cancelled = time.monotonic()
+    wait_for(lambda: _clusters(host.work_dir) == {}, 30, "the cancelled study's cluster to go")
+    gone_after = time.monotonic() - cancelled
+    print(f"cluster of the cancelled study gone {gone_after:.1f} s after the cancel")
+
+    assert gone_after < CLEARED_WITHIN_S
+    assert not process_alive(postmaster) and not process_alive(pgbench)
+    assert Study.objects.get(pk=study.pk).status == Study.Status.CANCELLED
+
+
+def test_kept_data_stays_through_the_sweep_until_a_member_clears_the_host(
+    client, member, presets, celery_processes, local_target, installed_build
+):
+    host, build = register_host(local_target), register_build(installed_build)
+    celery_processes.worker("keeper")
+    study = _run_study(client, host, build, presets["pgecons-reference"], keep_data="on")
+    gone_study = _leftover_cluster(host.work_dir, "gone-study-s1-f100", study_id=study.pk + 1000)
+    assert study.status == Study.Status.DONE and study.keep_data
+    wait_for(lambda: Host.objects.get(pk=host.pk).work_dir_measured_at, 10, "the clean-up after the study")
+    (kept,) = set(_clusters(host.work_dir)) - {gone_study.name}
+    kept_bytes = _clusters(host.work_dir)[kept]
+
+    assert sweep_work_dirs() == [host.pk]
+    wait_for(lambda: not gone_study.exists(), 30, "the sweep to remove the cluster of a study no longer stored")
+    assert _clusters(host.work_dir) == {kept: kept_bytes} and kept_bytes > 10 * MIB
+
+    page = client.get(reverse("inventory:host_detail", args=[host.pk])).content.decode()
+    usage = Host.objects.get(pk=host.pk).work_dir_usage
+    assert usage["clusters"] + usage["snapshots"] >= kept_bytes
+    assert f'data-bytes="{usage["clusters"]}"' in page and reverse("queue:host_clear_work_dir", args=[host.pk]) in page
+
+    client.post(reverse("queue:host_clear_work_dir", args=[host.pk]))
+    wait_for(lambda: _clusters(host.work_dir) == {}, 30, "the member's clear to remove the kept cluster")
+    wait_for(lambda: Host.objects.get(pk=host.pk).work_dir_usage["clusters"] <= 4096, 10, "the usage noted")
+
+
+def test_clearing_the_work_dir_never_removes_the_cluster_a_running_trial_uses(
+    client, member, presets, celery_processes, local_target, installed_build
+):
+    options = {"duration": "30", "worker": "busy", "concurrency": 2, "clients": "1"}
+    host, study, _, pgbench = queue_reference_study_and_wait_for_pgbench(
+        client, celery_processes, local_target, installed_build, **options
+    )
+    (running,) = _clusters(host.work_dir)
+    ended = Study.objects.create(title="ended", year=2025, db_host=host, status=Study.Status.DONE)
+    leftover = _leftover_cluster(host.work_dir, "ended-s1-f100", study_id=ended.pk)
+
+    client.post(reverse("queue:host_clear_work_dir", args=[host.pk]))
+    wait_for(lambda: not leftover.exists(), 30, "the clear to remove the ended study's cluster")
+
+    assert list(_clusters(host.work_dir)) == [running] and _clusters(host.work_dir)[running] > 10 * MIB
+    assert process_alive(pgbench)
+    assert Trial.objects.get(study=study).status == Trial.Status.RUNNING
+    client.post(reverse("studies:cancel", args=[study.pk]))
+    wait_for(lambda: _clusters(host.work_dir) == {}, 30, "the cancelled study's cluster to go")
+
+
+def test_the_clear_button_needs_a_login_the_permission_to_queue_studies_and_a_post(client, member, local_target):
+    """A member who may not queue studies gets 403, a visitor the login page, a GET 405."""
+    host = register_host(local_target)
+    url = reverse("queue:host_clear_work_dir", args=[host.pk])
+    assert client.get(url).status_code == 405
+    client.force_login(User.objects.create_user("reader", password="pw-reader-1"))
+    assert client.post(url).status_code == 403
+    client.logout()
+    assert "login" in client.post(url)["Location"]
