@@ -7,10 +7,9 @@ import logging
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import replace
-from datetime import datetime
 from functools import partial
 
-from workers.host_wait import HostGaveUp, HostPatience, WaitReport, connect_waiting
+from workers.host_wait import HostGaveUp, HostPatience, WaitReport, connect_waiting, unheard
 from workers.runner import run_trial, stop_kept_server
 from workers.spec import TrialOutcome, TrialSpec
 from workers.transport import connect
@@ -30,14 +29,13 @@ def run_attempt(
     """Any failure of the target (SSH, server, pgbench, time limit) is an outcome, not a crash:
     the attempt counts and the study goes on. A host that does not answer is waited for (patience);
     one that stays unreachable past it gives an outcome with host_unreachable set."""
-    reach = partial(
-        connect_waiting, patience=patience or HostPatience(), on_wait=on_wait or _unheard, should_stop=should_cancel
-    )
+    patience, on_wait = patience or HostPatience(), on_wait or unheard
+    reach = partial(connect_waiting, patience=patience, on_wait=on_wait, should_stop=should_cancel)
     try:
         with ExitStack() as stack:
             db = stack.enter_context(reach(spec.db_host))
             client = None if spec.client_host == spec.db_host else stack.enter_context(reach(spec.client_host))
-            outcome = run_trial(spec, db, client, should_cancel=should_cancel)
+            outcome = run_trial(spec, db, client, should_cancel=should_cancel, patience=patience, on_wait=on_wait)
             if outcome.ok and spec.collect_perf and spec.repetition == PROFILED_REPETITION:
                 profiled = replace(spec, profile_only=True, reset_data=False)
                 add_profile(outcome, run_trial(profiled, db, client, should_cancel=should_cancel))
@@ -48,10 +46,6 @@ def run_attempt(
     except Exception as error:
         logger.exception("trial %s failed on its target", spec.trial_id)
         return TrialOutcome(ok=False, error=f"{type(error).__name__}: {error}")
-
-
-def _unheard(host_name: str, since: datetime | None) -> None:
-    """A wait nobody asked to hear about."""
 
 
 def add_profile(outcome: TrialOutcome, profiled: TrialOutcome) -> None:

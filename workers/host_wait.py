@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
+from typing import TypeVar
 
 from workers.spec import HostSpec
 from workers.transport import HostUnreachable, Transport, TransportError, connect
@@ -40,6 +42,13 @@ class WaitStopped(TransportError):
     """should_stop said so while the attempt waited for its host."""
 
 
+Reached = TypeVar("Reached")
+
+
+def unheard(host_name: str, since: datetime | None) -> None:
+    """A wait nobody asked to hear about."""
+
+
 # on_wait(host name, since): since is when the host was first found unreachable; None: it answers (or nobody waits
 # for it any more).
 WaitReport = Callable[[str, datetime | None], object]
@@ -49,31 +58,51 @@ def connect_waiting(
     host: HostSpec, patience: HostPatience, *, on_wait: WaitReport, should_stop: Callable[[], bool]
 ) -> Transport:
     """connect(host), trying again after patience's delays while it is unreachable."""
+    return until_it_answers(partial(connect, host), host.name, patience, on_wait=on_wait, should_stop=should_stop)
+
+
+def reconnect_waiting(
+    transport: Transport, patience: HostPatience, *, on_wait: WaitReport, should_stop: Callable[[], bool]
+) -> None:
+    """transport.reconnect() after its connection was lost, trying again while the host does not answer."""
+    name = transport.host.name
+    until_it_answers(transport.reconnect, name, patience, on_wait=on_wait, should_stop=should_stop)
+
+
+def until_it_answers(
+    reach: Callable[[], Reached],
+    host_name: str,
+    patience: HostPatience,
+    *,
+    on_wait: WaitReport,
+    should_stop: Callable[[], bool],
+) -> Reached:
+    """reach(), tried again after patience's delays while it raises HostUnreachable; HostGaveUp past the limit."""
     since: datetime | None = None
     first_miss = 0.0
     misses = 0
     while True:
         try:
-            transport = connect(host)
+            reached = reach()
         except HostUnreachable as error:
             misses += 1
             if since is None:
                 since, first_miss = datetime.now(UTC), time.monotonic()
-                on_wait(host.name, since)
+                on_wait(host_name, since)
             waited = time.monotonic() - first_miss
             if waited >= patience.limit_s:
                 raise HostGaveUp(
-                    f"host {host.name} unreachable since {since:%Y-%m-%d %H:%M:%S} UTC: "
+                    f"host {host_name} unreachable since {since:%Y-%m-%d %H:%M:%S} UTC: "
                     f"gave up after {waited:.0f} s (limit {patience.limit_s:g} s): {error}"
                 ) from error
             try:
-                _sleep(min(patience.delay_s(misses), patience.limit_s - waited), should_stop, host.name)
+                _sleep(min(patience.delay_s(misses), patience.limit_s - waited), should_stop, host_name)
             except WaitStopped:
-                on_wait(host.name, None)
+                on_wait(host_name, None)
                 raise
             continue
-        on_wait(host.name, None)
-        return transport
+        on_wait(host_name, None)
+        return reached
 
 
 def _sleep(seconds: float, should_stop: Callable[[], bool], host_name: str) -> None:

@@ -9,11 +9,15 @@
 4. Start pgbench in the background and the collectors on the DB host, together. Check should_cancel
    every second (a cancel stops pgbench within seconds), leaving the targets alone while pgbench
    measures but for a short probe every PROBE_S, which catches a run that ended early.
+   A pgbench host that stops answering meanwhile (ConnectionLost) is waited for as a host that does not
+   answer (patience), and pgbench's results are fetched from it once it answers: a run that finished there is
+   not lost to a late network fault.
 5. Stop the collectors; parse pgbench's output (a failure_reason makes the trial not ok); gather the
    artifacts; checkpoint + vacuum when the scenario says.
 6. Always, also after an error or a cancel: stop pgbench and the collectors, remove the trial's files
    on the targets, and stop the server, unless spec.keep_server and the trial went well and was not
-   cancelled: then the next trial takes it over.
+   cancelled: then the next trial takes it over. A host that lost its connection and does not answer a
+   probe is left alone, so that clean-up takes seconds, not minutes: the next attempt stops what is left.
 
 should_cancel is asked before every step, and every second inside the long ones (the data load, copies
 of data, VACUUM: Transport.run_long), so a cancel stops any step within seconds. It also says True once
@@ -29,7 +33,7 @@ import re
 import shlex
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import partial
 
@@ -44,32 +48,20 @@ from workers.collectors import (
     missing_tool_notes,
 )
 from workers.facts import collect_host_facts
+from workers.host_wait import HostGaveUp, HostPatience, WaitReport, unheard
 from workers.parallel import concurrently
-from workers.pgbench import PgbenchOutputError, parse_pgbench_output, pgbench_command
+from workers.pgbench import pgbench_command
+from workers.pgbench_run import PgbenchRun, TrialCancelled
 from workers.spec import TrialOutcome, TrialSpec
-from workers.transport import CommandResult, CommandTimeout, Transport, TransportError
+from workers.transport import ConnectionLost, Transport, TransportError
 from workers.transport_base import CommandStopped, Fence
 from workers.trial_cluster import cluster_for, data_marker, prepare_cluster, stop_leftover_servers
 from workers.work_dir import ensure_private_work_dir
 
 logger = logging.getLogger(__name__)
 
-PGBENCH = "pgbench"  # the background command's name on the client host
-POLL_S = 1.0
-PROBE_S = 5.0
-PROBE_WAIT_S = 0.1
-# pgbench may run this long past its duration (connections, a slow last transaction) before it is stopped.
-OVERRUN_S = 120.0
-STOP_GRACE_S = 5.0
 SERVER_LOG_LINES = 200
-
-
-class TrialCancelled(Exception):
-    """should_cancel said so."""
-
-
-class TrialOverran(Exception):
-    """pgbench was still running long after its duration."""
+ANSWER_PROBE_S = 10.0
 
 
 def run_trial(
@@ -78,9 +70,13 @@ def run_trial(
     client: Transport | None = None,
     *,
     should_cancel: Callable[[], bool] | None = None,
+    patience: HostPatience | None = None,
+    on_wait: WaitReport | None = None,
 ) -> TrialOutcome:
-    """Run one trial; client None means pgbench runs on the DB host. Never raises for a target's failure."""
+    """Run one trial; client None means pgbench runs on the DB host. Never raises for a target's failure.
+    patience and on_wait: how a pgbench host that stopped answering is waited for (workers/host_wait.py)."""
     run = TrialRun(spec, db, client or db, should_cancel or (lambda: False))
+    run.patience, run.on_wait = patience or HostPatience(), on_wait or unheard
     started = time.monotonic()
     try:
         run.execute()
@@ -91,6 +87,8 @@ def run_trial(
             run.outcome.notes.append(str(stopped))
     except Exception as error:  # whatever a target did, it becomes the outcome
         logger.warning("trial %s failed: %s", spec.trial_id, error, exc_info=True)
+        run.connection_lost = isinstance(error, ConnectionLost | HostGaveUp)
+        run.outcome.host_unreachable = isinstance(error, HostGaveUp)  # as when it could not be reached at all
         run.outcome.ok = False
         run.outcome.error = f"{type(error).__name__}: {error}"
     finally:
@@ -123,10 +121,13 @@ class TrialRun:
         self.cluster: Cluster | None = None
         self.installed: InstalledBuild | None = None
         self.collectors = CollectorSet([])
-        self.pgbench_started = False
+        self.pgbench_run: PgbenchRun | None = None
         self.pgbench = ""
         self.step_name = "start"
         self.cancelled = False
+        self.connection_lost = False
+        self.patience = HostPatience()
+        self.on_wait: WaitReport = unheard
 
     @property
     def same_host(self) -> bool:
@@ -168,12 +169,21 @@ class TrialRun:
         with self.phase("collect"):
             self.collectors = CollectorSet(self.wanted_collectors())
         self.step("pgbench")
-        result = self.run_pgbench(argv)
+        run = self.pgbench_run = PgbenchRun(
+            self.spec,
+            self.client,
+            self.outcome,
+            should_cancel=self.should_cancel,
+            patience=self.patience,
+            on_wait=self.on_wait,
+        )
+        with self.phase("pgbench"):
+            result = run.run(argv, env=self.pgbench_env(), alongside=self.collectors.start)
         with self.phase("collect"):
             self.collectors.stop()
             self.outcome.artifacts.update(self.collectors.artifacts())
         with self.phase("parse"):
-            self.record_pgbench(result)
+            run.record(result, self.pgbench)
         self.finish_data()
 
     def take_fences(self) -> None:
@@ -283,80 +293,6 @@ class TrialRun:
             chosen.append(PerfCollector(self.db, trial_dir, perf=perf, data_dir=cluster.data_dir, duration_s=duration))
         return chosen
 
-    def run_pgbench(self, argv: list[str]) -> CommandResult:
-        with self.phase("pgbench"):
-            # The collectors start together with pgbench (a round trip less); at one sample per second
-            # they still cover the run from its first second.
-            self.pgbench_started = True  # from here on the cleanup stops it, whatever happens
-            start_pgbench = partial(self.client.start_background, PGBENCH, argv, env=self.pgbench_env())
-            concurrently(self.collectors.start, start_pgbench)
-            started = last_probe = time.monotonic()
-            while True:
-                if self.should_cancel():
-                    self.stop_pgbench_keeping_output()
-                    raise TrialCancelled()
-                elapsed = time.monotonic() - started
-                if elapsed > self.spec.duration_s + OVERRUN_S:
-                    self.stop_pgbench_keeping_output()
-                    raise TrialOverran(f"pgbench still ran {OVERRUN_S:g}s after its duration; stopped")
-                wait_s = self.poll_wait(elapsed, time.monotonic() - last_probe)
-                if wait_s is None:
-                    time.sleep(POLL_S)
-                    continue
-                last_probe = time.monotonic()
-                with suppress(CommandTimeout):
-                    return self.client.wait_background(PGBENCH, timeout=wait_s)
-
-    def poll_wait(self, elapsed_s: float, since_probe_s: float) -> float | None:
-        """How long to wait on the target now; None: leave it alone (sleep here, keep watching for a cancel).
-
-        Asking the target runs processes there (ssh, sh, ps), which take CPU from the run being
-        measured: while pgbench measures, only a short probe every PROBE_S catches an early failure.
-        """
-        if elapsed_s >= self.spec.duration_s - POLL_S:
-            return 2 * POLL_S  # one wait usually sees the end: fewer round trips
-        return PROBE_WAIT_S if since_probe_s >= PROBE_S else None
-
-    def stop_pgbench_keeping_output(self) -> None:
-        self.client.stop_background(PGBENCH, "INT", grace_s=STOP_GRACE_S)
-        self.pgbench_started = False
-        with suppress(TransportError):
-            self.keep_pgbench_output(self.client.wait_background(PGBENCH, timeout=STOP_GRACE_S))
-
-    def keep_pgbench_output(self, result: CommandResult) -> None:
-        self.outcome.artifacts["pgbench_stdout"] = result.stdout
-        self.outcome.artifacts["pgbench_stderr"] = result.stderr
-
-    def record_pgbench(self, result: CommandResult) -> None:
-        self.pgbench_started = False
-        self.keep_pgbench_output(result)
-        try:
-            parsed = parse_pgbench_output(
-                result.stdout.decode("utf-8", "replace"),
-                result.stderr.decode("utf-8", "replace"),
-                result.exit_status,
-                expected_duration_s=self.spec.duration_s,
-            )
-        except PgbenchOutputError as error:
-            self.outcome.error = f"{error} (exit status {result.exit_status})"
-            return
-        self.outcome.artifacts["progress"] = json.dumps(parsed.to_dict()["progress"]).encode()
-        outcome = self.outcome
-        outcome.tps, outcome.tps_including_connections = parsed.tps, parsed.tps_including_connections
-        outcome.latency_avg_ms, outcome.latency_stddev_ms = parsed.latency_avg_ms, parsed.latency_stddev_ms
-        outcome.transactions, outcome.failed_transactions = parsed.transactions, parsed.failed_transactions
-        outcome.pgbench_version = parsed.pgbench_version or self.pgbench_version()
-        reason = parsed.failure_reason()
-        outcome.ok, outcome.error = reason is None, reason or ""
-        if parsed.scaling_factor is not None and parsed.scaling_factor != self.spec.scale:
-            outcome.notes.append(
-                f"pgbench reports scaling factor {parsed.scaling_factor}, the study says {self.spec.scale}"
-            )
-
-    def pgbench_version(self) -> str:
-        """Only asked when the output does not say (pgbench before 14 prints no banner)."""
-        return _version_number(self.client.run([self.pgbench, "--version"], timeout=60).text)
-
     def finish_data(self) -> None:
         cluster = self.require_cluster()
         with self.phase("server_log"):
@@ -372,9 +308,14 @@ class TrialRun:
         cancel the server stops at once (immediate): its data is of no use, and the cancel must be quick."""
         for transport in self.transports():
             transport.should_stop = None  # cleanup runs to its end, a cancel or not
+        if self.connection_lost and not all(self.answers(transport) for transport in self.transports()):
+            self.outcome.notes.append(
+                "cleanup: a host does not answer; the next attempt stops what this one left there"
+            )
+            return
         with self.phase("cleanup"):
-            if self.pgbench_started:
-                self.attempt("stop pgbench", self.stop_pgbench_keeping_output)
+            if self.pgbench_run is not None and self.pgbench_run.started:
+                self.attempt("stop pgbench", self.pgbench_run.stop_keeping_output)
             self.attempt("stop collectors", self.collectors.stop)
             self.outcome.notes.extend(self.collectors.notes)
             parts = [
@@ -394,6 +335,14 @@ class TrialRun:
                 stop_servers = partial(stop_leftover_servers, self.db, self.installed, mode=mode)
                 parts.append(partial(self.attempt, "stop the servers", stop_servers))
             concurrently(*parts)
+
+    def answers(self, transport: Transport) -> bool:
+        """One short probe: a host that lost its connection and stays silent is not worth minutes of clean-up."""
+        try:
+            transport.run(["true"], timeout=ANSWER_PROBE_S)
+        except TransportError:
+            return False
+        return True
 
     def keeps_server(self) -> bool:
         """Only a trial that went well hands its server on; a failure, an error or a cancel stops it."""
@@ -415,9 +364,3 @@ class TrialRun:
             action()
         except Exception as error:  # cleanup goes on whatever one part did
             self.outcome.notes.append(f"cleanup: could not {what}: {type(error).__name__}: {error}")
-
-
-def _version_number(version_line: object) -> str:
-    """'pgbench (PostgreSQL) 15.14 (Debian ...)' -> '15.14'."""
-    words = str(version_line or "").split()
-    return next((word for word in words if word[:1].isdigit()), "")

@@ -16,6 +16,7 @@ import posixpath
 import select
 import shlex
 import socket
+import threading
 import time
 from collections.abc import Mapping, Sequence
 
@@ -29,6 +30,7 @@ from workers.transport_base import (
     CommandFailed,
     CommandResult,
     CommandTimeout,
+    ConnectionLost,
     HostKeyChanged,
     HostKeyUnknown,
     HostRefused,
@@ -41,6 +43,7 @@ __all__ = [
     "CommandFailed",
     "CommandResult",
     "CommandTimeout",
+    "ConnectionLost",
     "HostKeyChanged",
     "HostKeyUnknown",
     "HostRefused",
@@ -109,6 +112,7 @@ class SSHTransport(Transport):
     BANNER_TIMEOUT_S = 15
     AUTH_TIMEOUT_S = 20
     CHANNEL_TIMEOUT_S = 30
+    SFTP_IDLE_TIMEOUT_S = 120
     KEEPALIVE_S = 15
 
     def __init__(self, host: HostSpec) -> None:
@@ -171,7 +175,7 @@ class SSHTransport(Transport):
         try:
             return ssh.open_session(timeout=self.CHANNEL_TIMEOUT_S)
         except (OSError, paramiko.SSHException) as exc:
-            raise TransportError(f"cannot open a session on {self.host.address}: {exc}") from exc
+            raise ConnectionLost(f"cannot open a session on {self.host.address}: {exc}") from exc
 
     def run(
         self,
@@ -188,14 +192,21 @@ class SSHTransport(Transport):
             command = f"cd {shlex.quote(cwd)} && {command}"
         started = time.monotonic()
         channel = self._session()
+        # paramiko waits for the answer to an exec request without a limit: a host that froze, or a channel the
+        # connection dropped meanwhile, would hang the attempt for ever. Closed after the limit, it raises instead.
+        unanswered = threading.Timer(self.CHANNEL_TIMEOUT_S, channel.close)
+        unanswered.start()
         try:
-            channel.exec_command(command)
+            try:
+                channel.exec_command(command)
+            finally:
+                unanswered.cancel()
             stdout, stderr = _pump(channel, input or b"", started + timeout + LOCAL_DEADLINE_SLACK_S)
             exit_status = channel.recv_exit_status()
         except CommandTimeout:
             raise CommandTimeout(f"{shlex.join(argv)} gave no result within {timeout:g}s; session closed") from None
         except (OSError, paramiko.SSHException) as exc:
-            raise TransportError(f"{shlex.join(argv)} on {self.host.address}: {exc}") from exc
+            raise ConnectionLost(f"{shlex.join(argv)} on {self.host.address}: {exc}") from exc
         finally:
             channel.close()
         result = CommandResult(list(argv), exit_status, stdout, stderr, time.monotonic() - started)
@@ -206,6 +217,8 @@ class SSHTransport(Transport):
             self._session().close()  # reconnects when the connection was lost
             assert self._client is not None
             self._sftp = self._client.open_sftp()
+            # Each read or write gives up after this long without an answer (socket.timeout): no endless hang.
+            self._sftp.get_channel().settimeout(self.SFTP_IDLE_TIMEOUT_S)  # type: ignore[union-attr]
         return self._sftp
 
     def put_bytes(self, data: bytes, remote_path: str, mode: int = 0o644) -> None:
@@ -231,6 +244,8 @@ class SSHTransport(Transport):
         buffer = io.BytesIO()
         try:
             self._sftp_client().getfo(remote_path, buffer)
+        except (TimeoutError, EOFError, paramiko.SSHException) as exc:
+            raise ConnectionLost(f"cannot read {remote_path} on {self.host.address}: {exc}") from exc
         except OSError as exc:
             raise TransportError(f"cannot read {remote_path} on {self.host.address}: {exc}") from exc
         return buffer.getvalue()
@@ -248,6 +263,10 @@ class SSHTransport(Transport):
         parent = posixpath.dirname(remote_path)
         if parent:
             self.run(["mkdir", "-p", "--", parent], timeout=60)
+
+    def reconnect(self) -> None:
+        self.close()
+        self._connect()
 
     def close(self) -> None:
         if self._sftp is not None:

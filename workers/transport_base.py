@@ -47,6 +47,11 @@ class HostUnreachable(TransportError):
     attempt waits for it (workers.host_wait) instead of failing."""
 
 
+class ConnectionLost(TransportError):
+    """The connection broke, or stopped answering, under a command (a frozen host, a network fault): what ran on the
+    host may have finished there all the same, and the connection can be made again (Transport.reconnect)."""
+
+
 class HostKeyUnknown(TransportError):
     """The host offered a key that is not pinned. An administrator must trust it first."""
 
@@ -234,6 +239,9 @@ class Transport(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    def reconnect(self) -> None:  # noqa: B027 (a transport without a connection needs nothing)
+        """Make the connection again, after ConnectionLost; raises HostUnreachable while the host does not answer."""
 
     def __enter__(self) -> Transport:
         return self

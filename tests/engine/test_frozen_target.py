@@ -1,0 +1,115 @@
+"""A pgbench host that freezes (its sshd stopped with SIGSTOP) while the run goes on there: the attempt waits for it
+as for a host that does not answer and fetches the finished run once it answers; one that stays frozen past the
+patience fails the attempt with a clean-up bounded to seconds, and the next attempt stops what was left."""
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.engine.test_runner import trial
+from tests.queue.support import background_pid, process_alive, wait_for
+from tests.sshd import SshServer, sshd_server
+from workers.host_wait import HostPatience
+from workers.runner import run_trial
+from workers.spec import TrialOutcome, TrialSpec
+from workers.transport import SSHTransport, connect
+
+pytestmark = pytest.mark.slow
+
+PATIENCE = HostPatience(delays_s=(1.0, 2.0), limit_s=30)
+
+
+@pytest.fixture
+def quick_to_notice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frozen host is noticed in seconds (30 s and 15 s in production)."""
+    monkeypatch.setattr(SSHTransport, "CHANNEL_TIMEOUT_S", 3)
+    monkeypatch.setattr(SSHTransport, "BANNER_TIMEOUT_S", 3)
+
+
+def sshd_processes(server: SshServer) -> list[int]:
+    """The server's sshd: its listener and every session process under it."""
+    assert server.process is not None
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [server.process.pid]
+    while todo:
+        pid = todo.pop()
+        if Path(f"/proc/{pid}/comm").read_text().strip().startswith("sshd"):
+            found.append(pid)
+            todo.extend(children.get(pid, []))
+    return found
+
+
+@contextmanager
+def frozen(server: SshServer) -> Iterator[None]:
+    pids = sshd_processes(server)
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+
+
+def run_in_background(spec: TrialSpec, server: SshServer) -> tuple[threading.Thread, dict[str, TrialOutcome]]:
+    result: dict[str, TrialOutcome] = {}
+
+    def run() -> None:
+        with connect(server.spec) as transport:
+            result["outcome"] = run_trial(spec, transport, patience=PATIENCE)
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    return runner, result
+
+
+def test_a_run_that_finished_while_its_host_was_frozen_is_fetched_once_it_answers(installed_build, quick_to_notice):
+    with sshd_server("frozen") as server:
+        spec = trial(server.spec, installed_build, duration_s=4, collect_sar=False, collect_wait_events=False)
+        runner, result = run_in_background(spec, server)
+        pgbench = wait_for(lambda: background_pid(server.spec.work_dir, "pgbench"), 120, "pgbench to run")
+        time.sleep(1)  # between two probes: the runner is not in a command
+
+        with frozen(server):
+            wait_for(lambda: not process_alive(pgbench), 30, "pgbench to end on the frozen host")
+            time.sleep(8)  # the runner's next probe finds no answer (3 s) and waits for the host
+        runner.join(timeout=120)
+
+    outcome = result["outcome"]
+    assert outcome.ok and outcome.tps is not None and outcome.tps > 0, outcome.error
+    assert any("stopped answering during the run" in note for note in outcome.notes), outcome.notes
+
+
+def test_a_host_frozen_past_the_patience_fails_fast_and_the_next_attempt_stops_what_was_left(
+    installed_build, quick_to_notice
+):
+    with sshd_server("frozen") as server:
+        spec = trial(server.spec, installed_build, duration_s=4, collect_sar=False, collect_wait_events=False)
+        runner, result = run_in_background(spec, server)
+        wait_for(lambda: background_pid(server.spec.work_dir, "pgbench"), 120, "pgbench to run")
+        time.sleep(1)
+        with frozen(server):
+            started = time.monotonic()
+            runner.join(timeout=PATIENCE.limit_s + 60)
+            gave_up_after = time.monotonic() - started
+        outcome = result["outcome"]
+
+        again = run_trial(spec, connect(server.spec), patience=PATIENCE)
+
+    assert not outcome.ok and "gave up after" in outcome.error and outcome.host_unreachable
+    # the patience, then one short probe per host: not minutes of clean-up commands timing out one by one
+    assert gave_up_after < PATIENCE.limit_s + 25
+    assert any("does not answer; the next attempt stops what this one left" in note for note in outcome.notes)
+    assert again.ok, again.error
