@@ -148,6 +148,11 @@ MEDIA_URL = "media/"
 MEDIA_ROOT = VAR_DIR / "media"
 
 S3_BUCKET = env_str("BENCHDASH_S3_BUCKET", "")
+# Before each attempt the worker checks that MEDIA_ROOT has room for an outcome: the largest one of the study so far,
+# and at least this many MiB (benchdash/studies/lifecycle/storage_room.py); less stops the study before pgbench runs.
+ARTIFACT_ROOM_MIN_BYTES = env_int("BENCHDASH_ARTIFACT_ROOM_MIN_MIB", 64) * 2**20
+if ARTIFACT_ROOM_MIN_BYTES < 0:
+    raise ImproperlyConfigured("BENCHDASH_ARTIFACT_ROOM_MIN_MIB must be at least 0")
 STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # collectstatic (deploy/setup.sh) also writes gzip copies, which whitenoise serves to browsers that take them.

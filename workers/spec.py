@@ -130,6 +130,8 @@ class TrialOutcome:
     error: str = ""
     # The host stayed unreachable past the patience (workers.host_wait): the study stops with this error.
     host_unreachable: bool = False
+    # Another attempt would fail the same way (storage that cannot keep the outcome): the trial fails at once.
+    deterministic: bool = False
     tps: float | None = None
     tps_including_connections: float | None = None
     latency_avg_ms: float | None = None

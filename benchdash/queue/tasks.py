@@ -11,6 +11,7 @@ outcome waits until it can be stored, so that a healthy attempt is neither put b
 
 import logging
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from celery import shared_task
@@ -27,9 +28,11 @@ from benchdash.queue.work_dir import clear_host_clusters, hosts_to_sweep
 from benchdash.queue.worker_queues import serve_hosts
 from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
 from benchdash.studies.lifecycle import services
+from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError
 from benchdash.studies.lifecycle.noise import noise_check_keep, study_needs_noise_check
-from benchdash.studies.lifecycle.outcome import trial_finish, trials_outputs_repair
+from benchdash.studies.lifecycle.outcome import trial_fail_for_storage, trial_finish, trials_outputs_repair
 from benchdash.studies.lifecycle.specs import cancelled_trial_spec, host_spec, trial_spec
+from benchdash.studies.lifecycle.storage_room import storage_no_room
 from benchdash.studies.models import Trial
 from workers.attempt import run_attempt, stop_server_kept_for
 from workers.host_wait import HostPatience
@@ -68,6 +71,18 @@ def run_study_trial(self: Any, trial_id: int) -> str:
         if (kept := cancelled_trial_spec(trial_id)) is not None:
             stop_server_kept_for(kept)
         return "not pending"
+    if (no_room := storage_no_room(study_id=trial.study_id)) is not None:  # no benchmark for nothing: stop now
+        trial = with_store_retry(partial(trial_fail_for_storage, trial=trial, reason=no_room), "stop the study")
+    else:
+        trial = run_and_store(trial)
+    if trial.status != Trial.Status.RUNNING:  # running: a later attempt has it, and its end goes on
+        with_store_retry(lambda: services.study_continue(study_id=trial.study_id), "send the next trial")
+    logger.info("trial %s of study %s: %s %s", trial.pk, trial.study_id, trial.status, trial.tps)
+    return str(trial.status)
+
+
+def run_and_store(trial: Trial) -> Trial:
+    """Run the claimed trial's attempt on its hosts under a heartbeat, and store its outcome."""
     spec = trial_spec(trial)
     watch = AttemptWatch(trial.pk, trial.attempts)
     with heartbeat(watch):
@@ -76,11 +91,7 @@ def run_study_trial(self: Any, trial_id: int) -> str:
         patience = HostPatience(tuple(settings.HOST_WAIT_DELAYS_S), settings.HOST_WAIT_LIMIT_S)
         outcome = run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
         watch.storing = True
-        trial = store_outcome(trial, outcome)
-    if trial.status != Trial.Status.RUNNING:  # running: a later attempt has it, and its end goes on
-        with_store_retry(lambda: services.study_continue(study_id=trial.study_id), "send the next trial")
-    logger.info("trial %s of study %s: %s %s", trial.pk, trial.study_id, trial.status, trial.tps)
-    return str(trial.status)
+        return store_outcome(trial, outcome)
 
 
 @worker_ready.connect
@@ -140,12 +151,19 @@ def _note_host_wait(host_name: str, since: datetime | None) -> None:
 
 
 def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:
-    """Store the attempt's outcome, waiting for the store when it is unreachable. Any other error of the
-    store (its artifact storage full, say) fails the attempt with that reason, under the attempt cap."""
+    """Store the attempt's outcome, waiting for the store when it is unreachable. Artifact storage that cannot keep
+    it (full, unusable) fails the trial at once and stops the study, with the room it lacks where that is measured;
+    any other error of the store fails the attempt with that reason, under the attempt cap."""
     try:
         return with_store_retry(lambda: trial_finish(trial=trial, outcome=outcome), "store the outcome")
     except STORE_UNREACHABLE:
         raise
+    except ArtifactWriteError as error:
+        logger.error("trial %s: the artifact storage could not keep attempt %s: %s", trial.pk, trial.attempts, error)
+        size = sum(len(data) for data in outcome.artifacts.values())
+        unkept = f"the store could not keep the outcome: {error}"
+        reason = storage_no_room(study_id=trial.study_id, outcome_size=size) or unkept
+        return with_store_retry(lambda: trial_fail_for_storage(trial=trial, reason=reason), "stop the study")
     except Exception as error:
         logger.exception("trial %s: the store could not keep the outcome of attempt %s", trial.pk, trial.attempts)
         failed = TrialOutcome(ok=False, error=f"the store could not keep the outcome: {type(error).__name__}: {error}")

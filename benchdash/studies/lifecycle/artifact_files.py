@@ -21,6 +21,10 @@ ARTIFACT_SUFFIX = {"sar": "sa", "progress": "json", "sar_series": "json", "wait_
 _ATTEMPT_OF_NAME = re.compile(r"^attempt-(\d+)-")
 
 
+class ArtifactWriteError(Exception):
+    """The storage could not keep an attempt's files (full, unusable); what the attempt wrote is removed."""
+
+
 class StoredFile(NamedTuple):
     name: str
     size: int
@@ -36,16 +40,21 @@ def artifact_name(trial_id: int, attempt: int, kind: str) -> str:
 
 def attempt_files_write(*, trial_id: int, attempt: int, artifacts: Mapping[str, bytes]) -> dict[str, StoredFile]:
     """Write an attempt's known kinds of files; returns kind -> the file stored. Writing again (the store was out and
-    the outcome is stored a second time) replaces the attempt's own file rather than adding a second one."""
-    known = set(Artifact.Kind.values)
+    the outcome is stored a second time) replaces the attempt's own file rather than adding a second one.
+
+    All or nothing: a write that fails (a full disk leaves a file cut short, even empty) removes every file of this
+    call, that one included, and raises ArtifactWriteError."""
+    kept = {kind: data for kind, data in artifacts.items() if kind in Artifact.Kind.values}
     written: dict[str, StoredFile] = {}
-    for kind, data in artifacts.items():
-        if kind not in known:
-            continue
-        name = artifact_name(trial_id, attempt, kind)
-        if default_storage.exists(name):
-            default_storage.delete(name)
-        written[kind] = StoredFile(default_storage.save(name, ContentFile(data)), len(data))
+    try:
+        for kind, data in kept.items():
+            name = artifact_name(trial_id, attempt, kind)
+            if default_storage.exists(name):
+                default_storage.delete(name)
+            written[kind] = StoredFile(default_storage.save(name, ContentFile(data)), len(data))
+    except Exception as error:
+        files_delete(artifact_name(trial_id, attempt, kind) for kind in kept)
+        raise ArtifactWriteError(f"{type(error).__name__}: {error}") from error
     return written
 
 

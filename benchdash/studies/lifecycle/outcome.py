@@ -27,8 +27,9 @@ from benchdash.studies.results.store import points_refresh
 from workers.spec import TrialOutcome
 
 
-def trial_finish(*, trial: Trial, outcome: TrialOutcome) -> Trial:
-    """RUNNING -> SUCCEEDED | FAILED | CANCELLED, or back to PENDING while attempts remain.
+def trial_finish(*, trial: Trial, outcome: TrialOutcome, stop_study: bool = False) -> Trial:
+    """RUNNING -> SUCCEEDED | FAILED | CANCELLED, or back to PENDING while attempts remain (and the failure is not
+    deterministic). stop_study: the study fails with this trial (as it does when its host stays unreachable).
 
     Only the attempt that is still current may store its outcome, artifacts and host facts (same attempt,
     still running), so a run that beat already put back is never stored twice. Either way its Attempt
@@ -39,11 +40,12 @@ def trial_finish(*, trial: Trial, outcome: TrialOutcome) -> Trial:
        attempt closed, the trial marked as having outputs due;
     3. after commit: the replaced files removed, then points and evidence refreshed (trial_outputs_refresh).
     A crash after 1 leaves files no row names, after 2 a trial whose outputs are due: beat repairs both
-    (trials_outputs_repair), so nothing is lost and nothing is left behind.
+    (trials_outputs_repair), so nothing is lost and nothing is left behind. A write that fails in 1 leaves nothing
+    (ArtifactWriteError).
     """
     written = attempt_files_write(trial_id=trial.pk, attempt=trial.attempts, artifacts=outcome.artifacts)
     with transaction.atomic():
-        locked, replaced = _outcome_commit(trial, outcome, written)
+        locked, replaced = _outcome_commit(trial, outcome, written, stop_study or outcome.host_unreachable)
     if locked is None:  # a later attempt, or beat, has the trial: what this attempt wrote is not kept
         files_delete(stored.name for stored in written.values())
         return Trial.objects.get(pk=trial.pk)
@@ -52,8 +54,15 @@ def trial_finish(*, trial: Trial, outcome: TrialOutcome) -> Trial:
     return locked
 
 
+def trial_fail_for_storage(*, trial: Trial, reason: str) -> Trial:
+    """Storage that cannot keep an outcome: the trial fails at once with the reason, and its study stops, since the
+    next runs would be thrown away too. Writes no file."""
+    unkept = TrialOutcome(ok=False, error=reason, deterministic=True)
+    return trial_finish(trial=trial, outcome=unkept, stop_study=True)
+
+
 def _outcome_commit(
-    trial: Trial, outcome: TrialOutcome, written: Mapping[str, StoredFile]
+    trial: Trial, outcome: TrialOutcome, written: Mapping[str, StoredFile], stop_study: bool
 ) -> tuple[Trial | None, list[str]]:
     """Step 2 of trial_finish: the locked trial (None when this attempt is no longer current) and the names of the
     files its new artifact rows replaced."""
@@ -69,7 +78,7 @@ def _outcome_commit(
     locked.finished_at = store_now() if locked.status != Trial.Status.PENDING else None
     locked.save()
     Trial.objects.filter(pk=locked.pk).update(outputs_due_at=Now())
-    if outcome.host_unreachable:  # the next trials would wait for the same host: the study stops, saying why
+    if stop_study:  # the next trials would wait for the same host, or be thrown away: the study stops, saying why
         Study.objects.filter(pk=locked.study_id, status__in=ACTIVE).update(
             status=Study.Status.FAILED, finished_at=locked.finished_at
         )
@@ -143,7 +152,7 @@ def _finished_status(trial: Trial, outcome: TrialOutcome) -> str:
         return Trial.Status.CANCELLED
     if outcome.ok:
         return Trial.Status.SUCCEEDED
-    if trial.attempts < settings.TRIAL_MAX_ATTEMPTS and not outcome.host_unreachable:
+    if trial.attempts < settings.TRIAL_MAX_ATTEMPTS and not (outcome.host_unreachable or outcome.deterministic):
         return Trial.Status.PENDING
     return Trial.Status.FAILED
 

@@ -11,6 +11,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from benchdash.studies.lifecycle.plan import estimate_seconds
+from benchdash.studies.lifecycle.storage_room import storage_reason_shown
 from benchdash.studies.models import Study, Trial
 
 
@@ -115,7 +116,7 @@ def _failure_reason(study: Study) -> str:
     if study.status != Study.Status.FAILED:
         return ""
     failed = study.trials.filter(status=Trial.Status.FAILED).exclude(error="").order_by("-finished_at", "-pk")
-    return failed.values_list("error", flat=True).first() or ""
+    return storage_reason_shown(failed.values_list("error", flat=True).first() or "")
 
 
 def _status_counts(study: Study) -> dict[str, int]:
