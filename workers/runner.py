@@ -50,6 +50,7 @@ from workers.collectors import (
 from workers.facts import collect_host_facts
 from workers.host_wait import HostGaveUp, HostPatience, WaitReport, unheard
 from workers.parallel import concurrently
+from workers.pg_conf import RefusedSetting
 from workers.pgbench import pgbench_command
 from workers.pgbench_run import PgbenchRun, TrialCancelled
 from workers.spec import TrialOutcome, TrialSpec
@@ -89,6 +90,7 @@ def run_trial(
         logger.warning("trial %s failed: %s", spec.trial_id, error, exc_info=True)
         run.connection_lost = isinstance(error, ConnectionLost | HostGaveUp)
         run.outcome.host_unreachable = isinstance(error, HostGaveUp)  # as when it could not be reached at all
+        run.outcome.deterministic = isinstance(error, RefusedSetting)  # another attempt would be refused the same
         run.outcome.ok = False
         run.outcome.error = f"{type(error).__name__}: {error}"
     finally:

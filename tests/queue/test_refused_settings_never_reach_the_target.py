@@ -50,6 +50,7 @@ def test_a_refused_setting_stored_directly_fails_the_trial_and_stays_off_the_tar
     outcome = run_attempt(trial_spec(trial), should_cancel=lambda: False)
 
     assert not outcome.ok and reason in outcome.error
+    assert outcome.deterministic  # no second attempt: the store fails the trial at once
     written = set_lines(local_target.work_dir)
     assert ("include_if_exists", "benchdash.conf") in written, "the cluster was made, up to its settings"
     assert written.isdisjoint(stored.items())
