@@ -65,7 +65,8 @@ def test_the_next_attempt_recovers_a_reset_that_a_killed_worker_left_half_done(
     # pgecons-update rebuilds its data for every trial: the first trial snapshots it, the second restores it.
     data = form_data(host=host, builds=[build], baseline=build, scenarios=[presets["pgecons-update"]])
     doomed = celery_processes.worker("doomed")
-    client.post(reverse("studies:new"), {**data, "collect_sar": "", "collect_wait_events": ""})
+    # keep_data: the cluster is looked at after the study ended, which would otherwise remove it.
+    client.post(reverse("studies:new"), {**data, "collect_sar": "", "collect_wait_events": "", "keep_data": "on"})
     study = Study.objects.get(title="queue test")
 
     copy_name, destination = COPIES[half_made]
