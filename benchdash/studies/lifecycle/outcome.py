@@ -9,7 +9,6 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models.functions import Now
 from django.utils import timezone
 
 from benchdash.inventory.models import Host
@@ -77,7 +76,7 @@ def _outcome_commit(
     _copy_outcome(locked, outcome)
     locked.finished_at = store_now() if locked.status != Trial.Status.PENDING else None
     locked.save()
-    Trial.objects.filter(pk=locked.pk).update(outputs_due_at=Now())
+    Trial.objects.filter(pk=locked.pk).update(outputs_due_at=StoreNow())
     if stop_study:  # the next trials would wait for the same host, or be thrown away: the study stops, saying why
         Study.objects.filter(pk=locked.study_id, status__in=ACTIVE).update(
             status=Study.Status.FAILED, finished_at=locked.finished_at
@@ -124,7 +123,9 @@ OUTPUTS_REPAIR_AFTER = timedelta(seconds=60)
 
 def trials_outputs_repair() -> list[int]:
     """Beat: finish step 3 of trial_finish for trials whose worker died before it (or that lost their attempt)."""
-    due = Trial.objects.filter(outputs_due_at__lt=Now() - OUTPUTS_REPAIR_AFTER).exclude(status=Trial.Status.RUNNING)
+    due = Trial.objects.filter(outputs_due_at__lt=StoreNow() - OUTPUTS_REPAIR_AFTER).exclude(
+        status=Trial.Status.RUNNING
+    )
     repaired = []
     for trial in due.select_related("study"):
         trial_outputs_refresh(trial)

@@ -16,7 +16,7 @@ from typing import Any, cast
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, TextField, Value
-from django.db.models.functions import Concat, Now
+from django.db.models.functions import Concat
 
 from benchdash.store_clock import StoreNow, store_now
 from benchdash.studies.lifecycle.adaptive import study_extend
@@ -142,8 +142,6 @@ def trial_claim(*, trial_id: int, worker: str) -> Trial | None:
                 status=Trial.Status.RUNNING,
                 attempts=F("attempts") + 1,
                 worker=worker[:200],
-                started_at=StoreNow(),
-                heartbeat_at=StoreNow(),
                 finished_at=None,
             )
             if changed:
@@ -267,7 +265,7 @@ def _put_back_lost(cutoff: datetime) -> None:
     stale = Trial.objects.filter(status=Trial.Status.RUNNING, published=False, heartbeat_at__lt=cutoff)
     silent = f"worker lost (no heartbeat for {settings.TRIAL_STALE_AFTER_S} s)"
     with transaction.atomic():
-        stale.update(outputs_due_at=Now())  # the lost attempt may have left files that no row names
+        stale.update(outputs_due_at=StoreNow())  # the lost attempt may have left files that no row names
         Attempt.objects.filter(
             Exists(stale.filter(pk=OuterRef("trial_id"), attempts=OuterRef("number"))), result=Attempt.Result.RUNNING
         ).update(result=Attempt.Result.LOST, error=silent)
