@@ -24,6 +24,7 @@ class Artifact(models.Model):
         WAIT_EVENTS = "wait_events", _("wait-event samples")
         SERVER_LOG = "server_log", _("server log tail")
         SETTINGS = "settings", _("server settings")
+        TABLE_HEALTH = "table_health", _("table health before and after")
 
     trial = models.ForeignKey(Trial, verbose_name=_("trial"), on_delete=models.CASCADE, related_name="artifacts")
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
@@ -135,6 +136,9 @@ class TrialEvidence(models.Model):
     perf_children = models.JSONField(_("perf children shares"), default=list)
     perf_flame = models.JSONField(_("perf call tree"), default=dict)  # labels, parents, values
     series = models.JSONField(_("time series"), default=dict)
+    # One row per pgbench table and index: size, dead-tuple share and HOT updates before and after the run
+    # (evidence/table_health.py).
+    table_health = models.JSONField(_("table health"), default=list)
 
     class Meta:
         verbose_name = _("trial evidence")
