@@ -4,10 +4,15 @@ no process of the trial left, no server running, and no half-made data taken as 
 The cancel comes as a member's would, from another thread, the moment the step's own command shows up on the
 target (the worker's own machine, whose processes the test reads). Scale 20 makes the data load (pgbench -i)
 and the copies of the data directory take seconds, so that a cancel which waited for them would take too long.
+The test pauses the step's command (SIGSTOP) as it cancels, and lets it go on only once the runner has signalled it
+to stop: on a busy machine a copy could otherwise end within one of the runner's cancel polls, and the trial would
+be cancelled in the step after it.
 """
 
+import contextlib
 import os
 import posixpath
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -29,8 +34,8 @@ CANCEL_WITHIN_S = 5
 SCALE = 20
 
 
-def processes_under(work_dir: str) -> list[list[str]]:
-    """The live processes whose command line names the work dir (servers, data loads, copies...)."""
+def processes_under(work_dir: str) -> list[tuple[int, list[str]]]:
+    """The live processes whose command line names the work dir (servers, data loads, copies...), with their pids."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -41,7 +46,7 @@ def processes_under(work_dir: str) -> list[list[str]]:
         except OSError:
             continue
         if state != "Z" and any(work_dir in arg for arg in argv):
-            found.append([arg for arg in argv if arg])
+            found.append((int(entry.name), [arg for arg in argv if arg]))
     return found
 
 
@@ -65,8 +70,24 @@ def vacuum(argv: list[str]) -> bool:
     return posixpath.basename(argv[0]) == "psql" and "VACUUM;" in argv
 
 
+def signal_pending(pid: int) -> bool:
+    """Whether a signal waits to be delivered to the (stopped) process, or the process is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    pending = [line.split()[1] for line in status.splitlines() if line.startswith(("SigPnd:", "ShdPnd:"))]
+    return any(int(mask, 16) for mask in pending)
+
+
 class Canceller:
-    """Cancels, like a member on the page, as soon as a process matching `step` runs under the work dir."""
+    """Cancels, like a member on the page, as soon as a process matching `step` runs under the work dir.
+
+    It pauses that process as it cancels, and resumes it once the runner signalled it (or after RESUME_AFTER_S): the
+    step cannot end before the runner sees the cancel, and the signal takes effect the moment the process resumes.
+    """
+
+    RESUME_AFTER_S = 10
 
     def __init__(self, work_dir: str, step: Callable[[list[str]], bool]) -> None:
         self.work_dir = work_dir
@@ -79,13 +100,23 @@ class Canceller:
 
     def watch(self) -> None:
         while not self.done.is_set():
-            matching = [argv for argv in processes_under(self.work_dir) if self.step(argv)]
+            matching = [(pid, argv) for pid, argv in processes_under(self.work_dir) if self.step(argv)]
             if matching:
-                self.seen = matching[0]
-                self.cancelled_at = time.monotonic()
-                self.cancelled.set()
+                pid, self.seen = matching[0]
+                self.pause_until_signalled(pid)
                 return
             time.sleep(0.02)
+
+    def pause_until_signalled(self, pid: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGSTOP)
+        self.cancelled_at = time.monotonic()
+        self.cancelled.set()
+        deadline = self.cancelled_at + self.RESUME_AFTER_S
+        while not signal_pending(pid) and not self.done.is_set() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
 
     def should_cancel(self) -> bool:
         return self.cancelled.is_set()
