@@ -1,8 +1,9 @@
-"""What we run and what came out: scenarios, study presets, studies, trials and their raw files."""
+"""What we run and what came out: scenarios, study presets, studies, their variants, trials and their raw files."""
 
 from benchdash.studies.models.outputs import Artifact, StudyPoint, TrialEvidence
 from benchdash.studies.models.scenario import RUN_ORDER_LABELS, Scenario, StudyPreset
 from benchdash.studies.models.study import Attempt, Statistic, Study, Trial
+from benchdash.studies.models.variant import Variant
 
 __all__ = [
     "RUN_ORDER_LABELS",
@@ -15,4 +16,5 @@ __all__ = [
     "StudyPreset",
     "Trial",
     "TrialEvidence",
+    "Variant",
 ]

@@ -69,6 +69,10 @@ class StudyPoint(models.Model):
 
     study = models.ForeignKey(Study, verbose_name=_("study"), on_delete=models.CASCADE, related_name="points")
     build = models.ForeignKey(Build, verbose_name=_("build"), on_delete=models.CASCADE, related_name="+")
+    # The variant of its trials; empty for the points of trials that have none (grouped by build alone).
+    variant = models.ForeignKey(
+        "studies.Variant", verbose_name=_("variant"), null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     scenario = models.ForeignKey(Scenario, verbose_name=_("scenario"), on_delete=models.CASCADE, related_name="+")
     clients = models.PositiveIntegerField(_("clients"))
     conditions = models.CharField(_("conditions"), max_length=200, blank=True, default="")
@@ -86,7 +90,9 @@ class StudyPoint(models.Model):
         verbose_name_plural = _("study points")
         constraints = [
             models.UniqueConstraint(
-                fields=["study", "build", "scenario", "clients", "conditions"], name="studypoint_unique_point"
+                fields=["study", "variant", "build", "scenario", "clients", "conditions"],
+                nulls_distinct=False,
+                name="studypoint_unique_variant_point",
             )
         ]
 

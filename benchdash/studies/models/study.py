@@ -231,6 +231,16 @@ class Trial(models.Model):
 
     study = models.ForeignKey(Study, verbose_name=_("study"), on_delete=models.CASCADE, related_name="trials")
     build = models.ForeignKey(Build, verbose_name=_("build"), on_delete=models.PROTECT, related_name="trials")
+    # The variant it measures (its build is `build`). Every planned and imported trial has one; a row written
+    # around the planner without one counts as its build's (the pages then group it by build, as before variants).
+    variant = models.ForeignKey(
+        "studies.Variant",
+        verbose_name=_("variant"),
+        null=True,
+        blank=True,
+        on_delete=models.RESTRICT,
+        related_name="trials",
+    )
     scenario = models.ForeignKey(Scenario, verbose_name=_("scenario"), on_delete=models.PROTECT, related_name="trials")
     host = models.ForeignKey(
         Host,
@@ -283,9 +293,10 @@ class Trial(models.Model):
         verbose_name_plural = _("trials")
         constraints = [
             models.UniqueConstraint(
-                fields=["study", "build", "scenario", "clients", "repetition"],
+                fields=["study", "variant", "build", "scenario", "clients", "repetition"],
                 condition=Q(published=False),
-                name="trial_unique_measured_point",
+                nulls_distinct=False,
+                name="trial_unique_measured_variant_point",
             ),
             models.UniqueConstraint(
                 fields=["study", "position"],
@@ -305,10 +316,10 @@ class Trial(models.Model):
             # studies/results/store.py: the medians of a study's (or one point's) counted trials, read by an
             # index-only scan already in GROUP BY order.
             models.Index(
-                fields=["study", "scenario", "build", "clients", "conditions"],
+                fields=["study", "scenario", "variant", "build", "clients", "conditions"],
                 include=["tps"],
                 condition=Q(status="succeeded", tps__isnull=False),
-                name="trial_median_idx",
+                name="trial_variant_median_idx",
             ),
             # beat's repair of outputs a crash left behind (outcome.trials_outputs_repair)
             models.Index(

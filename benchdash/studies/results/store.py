@@ -1,4 +1,5 @@
-"""The study points: each build x scenario x clients (x conditions) of a study summarised (median, min, max, n, runs).
+"""The study points: each variant x scenario x clients (x conditions) of a study summarised (median, min, max, n,
+runs). Trials without a variant (written around the planner) make their build's point, as before variants.
 
 Pages read StudyPoint; this module keeps it in step with the trials. Call points_refresh wherever
 counted trials appear, change or go: trial_finish, the importer, the admin, `manage.py refresh_points`.
@@ -8,14 +9,14 @@ from collections.abc import Iterable
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import transaction
-from django.db.models import Count, Exists, Max, Min, OuterRef, QuerySet
+from django.db.models import Count, Exists, Max, Min, OuterRef, Q, QuerySet
 
 from benchdash.studies.models import Study, StudyPoint, Trial
 from benchdash.studies.results.compare import PointKey
 from benchdash.studies.results.queries import Median, counted_trials
 
 POINT_FIELDS = ["median", "minimum", "maximum", "n", "runs"]
-POINT_KEY = ["study", "build", "scenario", "clients", "conditions"]
+POINT_KEY = ["study", "variant", "build", "scenario", "clients", "conditions"]
 
 
 def points_refresh(
@@ -26,7 +27,8 @@ def points_refresh(
     clients: int | None = None,
     conditions: str | None = None,
 ) -> int:
-    """Recompute the points of a study (or of the part the other arguments select) from its trials.
+    """Recompute the points of a study (or of the part the other arguments select: a build selects all of its
+    variants) from its trials.
 
     One aggregate over the selected counted trials, an upsert of what it gives, and a delete of the
     selected points left without a counted trial. Returns how many points were written.
@@ -52,7 +54,7 @@ def _computed_points(study_id: int, selection: dict[str, int | str]) -> list[Stu
     rows = (
         counted_trials()
         .filter(study_id=study_id, **selection)
-        .values_list("scenario_id", "build_id", "clients", "conditions")
+        .values_list("scenario_id", "variant_id", "build_id", "clients", "conditions")
         .annotate(
             median=Median("tps"),
             minimum=Min("tps"),
@@ -66,6 +68,7 @@ def _computed_points(study_id: int, selection: dict[str, int | str]) -> list[Stu
         StudyPoint(
             study_id=study_id,
             scenario_id=scenario_id,
+            variant_id=variant_id,
             build_id=build_id,
             clients=clients,
             conditions=conditions,
@@ -75,7 +78,7 @@ def _computed_points(study_id: int, selection: dict[str, int | str]) -> list[Stu
             n=n,
             runs=runs,
         )
-        for scenario_id, build_id, clients, conditions, median, minimum, maximum, n, runs in rows
+        for scenario_id, variant_id, build_id, clients, conditions, median, minimum, maximum, n, runs in rows
     ]
 
 
@@ -96,7 +99,9 @@ def _without_trials(study_id: int, selection: dict[str, int | str]) -> QuerySet[
         clients=OuterRef("clients"),
         conditions=OuterRef("conditions"),
     )
-    return StudyPoint.objects.filter(study_id=study_id, **selection).exclude(Exists(trials_of_point))
+    of_variant = Q(variant__isnull=False) & Exists(trials_of_point.filter(variant_id=OuterRef("variant_id")))
+    of_build = Q(variant__isnull=True) & Exists(trials_of_point.filter(variant__isnull=True))
+    return StudyPoint.objects.filter(study_id=study_id, **selection).exclude(of_variant | of_build)
 
 
 def trial_point_keys(trials: QuerySet[Trial]) -> set[PointKey]:
