@@ -17,7 +17,7 @@ from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils.http import content_disposition_header
 
-from benchdash.studies.csv_cells import inert
+from benchdash.studies.csv_cells import inert, rounded
 from benchdash.studies.csv_copy import FlagText, InertText, LocalTimeText, copy_csv_chunks
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.compare import Point
@@ -160,7 +160,7 @@ def _blank(value: float | None) -> float | str:
 def _cell(value: Any) -> Any:
     if value is True or value is False:
         return "true" if value else "false"
-    return inert(value)
+    return inert(rounded(value))
 
 
 def _drain(buffer: io.StringIO) -> bytes:
