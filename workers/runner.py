@@ -54,6 +54,7 @@ from workers.pg_conf import RefusedSetting
 from workers.pgbench import pgbench_command
 from workers.pgbench_run import PgbenchRun, TrialCancelled
 from workers.spec import TrialOutcome, TrialSpec
+from workers.table_health import TableHealth
 from workers.transport import ConnectionLost, Transport, TransportError
 from workers.transport_base import CommandStopped, Fence
 from workers.trial_cluster import cluster_for, data_marker, prepare_cluster, stop_leftover_servers
@@ -123,6 +124,7 @@ class TrialRun:
         self.cluster: Cluster | None = None
         self.installed: InstalledBuild | None = None
         self.collectors = CollectorSet([])
+        self.table_health: TableHealth | None = None
         self.pgbench_run: PgbenchRun | None = None
         self.pgbench = ""
         self.step_name = "start"
@@ -170,6 +172,7 @@ class TrialRun:
         self.step("collect")
         with self.phase("collect"):
             self.collectors = CollectorSet(self.wanted_collectors())
+        self.read_table_health("before")
         self.step("pgbench")
         run = self.pgbench_run = PgbenchRun(
             self.spec,
@@ -186,6 +189,7 @@ class TrialRun:
             self.outcome.artifacts.update(self.collectors.artifacts())
         with self.phase("parse"):
             run.record(result, self.pgbench)
+        self.read_table_health("after")
         self.finish_data()
 
     def take_fences(self) -> None:
@@ -295,6 +299,18 @@ class TrialRun:
             chosen.append(PerfCollector(self.db, trial_dir, perf=perf, data_dir=cluster.data_dir, duration_s=duration))
         return chosen
 
+    def read_table_health(self, moment: str) -> None:
+        """Sizes, dead tuples and HOT updates of the pgbench tables, in a measured run only."""
+        if self.spec.profile_only:
+            return
+        self.step("table_health")
+        with self.phase("table_health"):
+            if self.table_health is None:
+                self.table_health = TableHealth(self.require_cluster())
+            self.table_health.read(moment)
+            if moment == "after":
+                self.outcome.artifacts.update(self.table_health.artifact())
+
     def finish_data(self) -> None:
         cluster = self.require_cluster()
         with self.phase("server_log"):
@@ -320,6 +336,8 @@ class TrialRun:
                 self.attempt("stop pgbench", self.pgbench_run.stop_keeping_output)
             self.attempt("stop collectors", self.collectors.stop)
             self.outcome.notes.extend(self.collectors.notes)
+            if self.table_health is not None:
+                self.outcome.notes.extend(self.table_health.notes)
             parts = [
                 partial(self.attempt, "remove trial files", partial(self.remove_trial_dir, transport))
                 for transport in self.transports()

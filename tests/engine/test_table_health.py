@@ -1,0 +1,70 @@
+"""The table-health readings of a real trial: sizes, dead tuples, HOT updates and pgstattuple before and after."""
+
+import json
+
+import pytest
+
+from tests.engine.test_runner import trial
+from workers.runner import run_trial
+from workers.table_health import TableHealth
+
+pytestmark = pytest.mark.slow
+
+
+def by_name(rows: list[dict]) -> dict[str, dict]:
+    return {row["name"]: row for row in rows}
+
+
+def test_an_update_trial_reads_the_tables_before_and_after_the_run(local_transport, installed_build):
+    spec = trial(local_transport.host, installed_build, "pgecons-update", collect_sar=False, collect_wait_events=False)
+    outcome = run_trial(spec, local_transport)
+    assert outcome.ok is True, outcome.error
+    health = json.loads(outcome.artifacts["table_health"])
+    before, after = health["before"], health["after"]
+    accounts_before = by_name(before["tables"])["pgbench_accounts"]
+    accounts_after = by_name(after["tables"])["pgbench_accounts"]
+    assert accounts_before["n_live_tup"] == 100_000 and accounts_before["n_tup_upd"] == 0
+    updated = accounts_after["n_tup_upd"] - accounts_before["n_tup_upd"]
+    assert updated == outcome.transactions  # every update of the run counted, none lost to the stats' lag
+    assert 0 <= accounts_after["n_tup_hot_upd"] <= updated
+    sizes = by_name(after["relations"])
+    assert sizes["pgbench_accounts"]["kind"] == "table" and sizes["pgbench_accounts"]["bytes"] > 8192
+    index = sizes["pgbench_accounts_pkey"]
+    assert (index["kind"], index["table"]) == ("index", "pgbench_accounts") and index["bytes"] > 8192
+    stattuple_before = by_name(before["pgstattuple"])["pgbench_accounts"]
+    assert stattuple_before["tuple_count"] == 100_000 and stattuple_before["dead_tuple_percent"] == 0
+    assert by_name(after["pgstattuple"])["pgbench_accounts"]["dead_tuple_count"] > 0
+    assert outcome.timings["table_health"] > 0
+    assert not [note for note in outcome.notes if note.startswith("table_health")]
+
+
+def test_a_profiling_run_reads_nothing(local_transport, installed_build):
+    spec = trial(local_transport.host, installed_build, profile_only=True, collect_sar=False, collect_wait_events=False)
+    outcome = run_trial(spec, local_transport)
+    assert outcome.ok is True, outcome.error
+    assert "table_health" not in outcome.artifacts and "table_health" not in outcome.timings
+
+
+class WithoutTheExtension(TableHealth):
+    extension = "pgstattuple_this_build_lacks"
+
+
+def test_a_build_without_pgstattuple_gives_the_rest_and_says_so(new_cluster, local_transport, installed_build):
+    cluster = new_cluster(local_transport, installed_build)
+    cluster.start()
+    cluster.pgbench_init(1)
+    health = WithoutTheExtension(cluster)
+    health.read("before")
+    health.read("after")
+    readings = json.loads(health.artifact()["table_health"])
+    assert readings["after"]["pgstattuple"] is None
+    assert by_name(readings["after"]["tables"])["pgbench_branches"]["n_live_tup"] == 1
+    assert len(health.notes) == 1 and "pgstattuple not available in this build" in health.notes[0]
+    assert "pgstattuple_this_build_lacks" in health.notes[0]
+
+
+def test_a_server_that_does_not_answer_gives_a_note_not_an_error(new_cluster, local_transport, installed_build):
+    health = TableHealth(new_cluster(local_transport, installed_build))  # never started
+    health.read("before")
+    assert health.artifact() == {}
+    assert health.notes[0].startswith("table_health: no reading before the run")
