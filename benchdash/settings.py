@@ -47,6 +47,8 @@ INSTALLED_APPS = [
     "benchdash.studies",
     "benchdash.trends",
     "benchdash.queue",
+    "benchdash.api",
+    "ninja",
     "axes",
 ]
 

@@ -14,6 +14,7 @@ urlpatterns = [
     path("studies/", include("benchdash.studies.urls")),
     path("", include("benchdash.inventory.urls")),
     path("", include("benchdash.queue.urls")),
+    path("", include("benchdash.api.urls")),
 ]
 
 handler500 = "benchdash.errors.server_error"

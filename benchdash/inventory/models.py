@@ -99,6 +99,15 @@ def major_version(version: str) -> str:
     return f"{major}.{key % 10000 // 100}" if major < 10 else str(major)
 
 
+def version_sort_range(version: str) -> tuple[int, int]:
+    """The version_sort values a version stands for: a major ('14', '9.4') all its minors, a minor ('14.3',
+    '9.4.3') itself."""
+    key = version_sort_key(version)
+    if major_version(version) != version:
+        return key, key
+    return key, key + (9999 if key >= 100000 else 99)
+
+
 class BuildQuerySet(models.QuerySet["Build"]):
     def runnable(self) -> "BuildQuerySet":
         """Builds that can run: every kind but a published version, which exists only as figures."""
@@ -112,6 +121,10 @@ class BuildQuerySet(models.QuerySet["Build"]):
             return named
         newest_first = runnable.order_by("-version_sort", "-created_at")
         return next((build for build in newest_first if build.major == token), None)
+
+    def of_version(self, version: str) -> "BuildQuerySet":
+        """The builds of a major ('14': 14.0, 14.3, ...) or of one minor ('14.3')."""
+        return self.filter(version_sort__range=version_sort_range(version))
 
 
 class Build(models.Model):

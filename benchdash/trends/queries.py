@@ -27,11 +27,16 @@ def trends_data() -> list[ScenarioTrend]:
     return [scenario_trend(scenario, studies, by_scenario[scenario[0]]) for scenario in scenarios]
 
 
-def trend_links(scenario: Scenario) -> list[VersionLink]:
-    """Every official study's version links for one scenario, oldest study first."""
+def trend_of(scenario: Scenario) -> ScenarioTrend:
+    """One scenario's trend: its chained index and every official study's links."""
     points = _points_by_scenario(official_points().filter(scenario=scenario)).get(scenario.id, [])
     studies = _study_refs(point.study_id for point in points)
-    return scenario_trend((scenario.id, scenario.slug, scenario.name), studies, points).links
+    return scenario_trend((scenario.id, scenario.slug, scenario.name), studies, points)
+
+
+def trend_links(scenario: Scenario) -> list[VersionLink]:
+    """Every official study's version links for one scenario, oldest study first."""
+    return trend_of(scenario).links
 
 
 def official_points() -> QuerySet[StudyPoint]:

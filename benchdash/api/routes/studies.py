@@ -1,0 +1,81 @@
+"""Studies, their trials, points and evidence summaries."""
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+from ninja import Router
+from ninja.pagination import paginate
+
+from benchdash.api.pagination import Page
+from benchdash.api.schemas import EvidencePointOut, PointOut, StudyOut, TrialEvidenceOut, TrialOut
+from benchdash.studies.evidence.export import EVIDENCE_HEADER, evidence_csv_rows
+from benchdash.studies.models import Study, Trial, TrialEvidence
+from benchdash.studies.results.compare import Point
+from benchdash.studies.results.queries import study_results
+
+router = Router(tags=["studies"])
+
+
+@router.get("/studies", response=list[StudyOut], summary="Studies, newest year first")
+@paginate(Page)
+def studies(
+    request: HttpRequest, year: int | None = None, kind: str = "", status: str = "", official: bool | None = None
+) -> QuerySet[Study]:
+    found = Study.objects.prefetch_related("builds", "scenarios").order_by("-year", "-created_at", "-pk")
+    filters = {"year": year, "kind": kind or None, "status": status or None, "official": official}
+    return found.filter(**{name: value for name, value in filters.items() if value is not None})
+
+
+@router.get("/studies/{study_id}", response=StudyOut, summary="One study")
+def study(request: HttpRequest, study_id: int) -> Study:
+    return get_object_or_404(Study.objects.prefetch_related("builds", "scenarios"), pk=study_id)
+
+
+@router.get("/studies/{study_id}/trials", response=list[TrialOut], summary="A study's trials, in run order")
+@paginate(Page)
+def study_trials(
+    request: HttpRequest, study_id: int, build_id: int | None = None, clients: int | None = None, status: str = ""
+) -> QuerySet[Trial]:
+    trials = get_object_or_404(Study, pk=study_id).trials.order_by("position", "pk")
+    filters = {"build_id": build_id, "clients": clients, "status": status or None}
+    return trials.filter(**{name: value for name, value in filters.items() if value is not None})
+
+
+@router.get("/studies/{study_id}/points", response=list[PointOut], summary="A study's points, with ratios")
+@paginate(Page)
+def study_points(request: HttpRequest, study_id: int) -> list[dict[str, Any]]:
+    """Median, min, max and n per build x scenario x clients (x conditions), and the ratio to the baseline with its
+    interval and verdict at the study's threshold."""
+    return [_point(point) for point in study_results(get_object_or_404(Study, pk=study_id))]
+
+
+@router.get("/studies/{study_id}/evidence", response=list[EvidencePointOut], summary="A study's evidence summary")
+@paginate(Page)
+def study_evidence(request: HttpRequest, study_id: int) -> list[dict[str, Any]]:
+    """Per scenario x build x clients: CPU, disk, wait events, stability and the bottleneck the rules name."""
+    rows = evidence_csv_rows(get_object_or_404(Study, pk=study_id))
+    return [dict(zip(EVIDENCE_HEADER, row, strict=True)) for row in rows]
+
+
+@router.get("/trials/{trial_id}", response=TrialOut, summary="One trial")
+def trial(request: HttpRequest, trial_id: int) -> Trial:
+    return get_object_or_404(Trial, pk=trial_id)
+
+
+@router.get("/trials/{trial_id}/evidence", response=TrialEvidenceOut, summary="One trial's evidence summary")
+def trial_evidence(request: HttpRequest, trial_id: int) -> TrialEvidence:
+    return get_object_or_404(TrialEvidence.objects.defer("series", "perf_flame"), trial_id=trial_id)
+
+
+def _point(point: Point) -> dict[str, Any]:
+    interval = point.interval
+    return {
+        **{name: getattr(point, name) for name in PointOut.model_fields if hasattr(point, name)},
+        "runs": list(point.runs),
+        "ratio_low": interval.low if interval else None,
+        "ratio_high": interval.high if interval else None,
+        "confidence": interval.confidence if interval else None,
+        "verdict": point.verdict.value if point.verdict else None,
+    }
