@@ -4,6 +4,7 @@ import errno
 import os
 import secrets
 import stat
+from decimal import Decimal
 from pathlib import Path
 from urllib.parse import quote
 
@@ -37,6 +38,14 @@ def env_int(name: str, default: int) -> int:
         return int(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a whole number, not {raw!r}") from None
+
+
+def env_decimal(name: str, default: str) -> Decimal:
+    raw = os.environ.get(name, default)
+    try:
+        return Decimal(raw)
+    except ArithmeticError:
+        raise ImproperlyConfigured(f"{name} must be a number, not {raw!r}") from None
 
 
 def env_list(name: str, default: list[str]) -> list[str]:

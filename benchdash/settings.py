@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from benchdash.env import (
     env_bool,
+    env_decimal,
     env_float_list,
     env_int,
     env_list,
@@ -47,6 +48,7 @@ INSTALLED_APPS = [
     "benchdash.studies",
     "benchdash.trends",
     "benchdash.queue",
+    "benchdash.cloud",
     "benchdash.api",
     "ninja",
     "axes",
@@ -245,6 +247,21 @@ if any(not re.fullmatch(r"[-a-zA-Z0-9_]+", name) for name in WORKER_HOSTS):
 WORKER_HOSTS_REFRESH_S = env_int("BENCHDASH_WORKER_HOSTS_REFRESH_S", 30)
 # How often beat looks for trials whose worker vanished (benchdash/queue/tasks.py schedules it).
 REQUEUE_EVERY_S = env_int("BENCHDASH_REQUEUE_EVERY", 60)
+
+# Studies on cloud templates (benchdash/cloud/): the administrator's budgets in USD, what a study may cost at most
+# and what all cloud studies made in a month may; the expiry (the instances end themselves then) is the set-up plus
+# the estimated time times CLOUD_EXPIRY_FACTOR; how long a launch waits for an instance, sshd and its host keys.
+CLOUD_STUDY_BUDGET_USD = env_decimal("BENCHDASH_CLOUD_STUDY_BUDGET_USD", "100")
+CLOUD_MONTHLY_BUDGET_USD = env_decimal("BENCHDASH_CLOUD_MONTHLY_BUDGET_USD", "1000")
+CLOUD_EXPIRY_FACTOR = float(env_decimal("BENCHDASH_CLOUD_EXPIRY_FACTOR", "1.5"))
+CLOUD_BOOT_WAIT_S = env_int("BENCHDASH_CLOUD_BOOT_WAIT_S", 600)
+CLOUD_POLL_S = env_int("BENCHDASH_CLOUD_POLL_S", 5)
+CLOUD_LAUNCH_TIME_LIMIT_S = env_int("BENCHDASH_CLOUD_LAUNCH_TIME_LIMIT_S", 3600)
+CLOUD_REAP_EVERY_S = env_int("BENCHDASH_CLOUD_REAP_EVERY_S", 300)
+# Functions (dotted paths) giving where a worker reaches an instance's sshd and what the instance printed on its
+# console: EC2's. Only the tests name others (their local sshd standing in for an instance).
+CLOUD_SSH_ENDPOINT = "benchdash.cloud.aws.ssh_endpoint"
+CLOUD_CONSOLE_OUTPUT = "benchdash.cloud.aws.console_output"
 
 # One handler, whose lines lose any URL password or secret (an exception's message may hold one). Django's loggers
 # drop the handlers of its default configuration and pass their records to it.

@@ -1,0 +1,88 @@
+"""A cloud study's instances go: when the study ends, fails or is cancelled (study_ended), when its launch fails,
+and by beat's reaper, which terminates every tagged instance whose study has ended (or is gone) or that is past
+its expiry, so that a crashed worker leaves nothing running."""
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from benchdash.cloud import aws
+from benchdash.cloud.models import CloudInstance, CloudStudy, CloudTemplate
+from benchdash.inventory.models import Host
+from benchdash.store_clock import StoreNow
+from benchdash.studies.models import Study
+
+logger = logging.getLogger(__name__)
+
+
+def terminate_study_instances(study_id: int) -> list[str]:
+    """Terminate the instances of the study's cloud study that still run; returns their ids."""
+    cloud = CloudStudy.objects.select_related("template").filter(study_id=study_id).first()
+    if cloud is None:
+        return []
+    live = cloud.instances.filter(terminated_at__isnull=True).exclude(instance_id="")
+    instance_ids = list(live.values_list("instance_id", flat=True))
+    aws.terminate(aws.ec2_client(cloud.template.region), instance_ids)
+    mark_terminated(instance_ids)
+    CloudStudy.objects.filter(pk=cloud.pk, state__in=[CloudStudy.State.LAUNCHING, CloudStudy.State.READY]).update(
+        state=CloudStudy.State.ENDED
+    )
+    return instance_ids
+
+
+def launch_failed(cloud: CloudStudy, error: str) -> None:
+    """Terminate what was launched, and fail the study (a draft: nothing of it was queued) with the reason."""
+    with transaction.atomic():
+        CloudStudy.objects.filter(pk=cloud.pk).update(state=CloudStudy.State.FAILED, error=error)
+        Study.objects.filter(pk=cloud.study_id, status=Study.Status.DRAFT).update(
+            status=Study.Status.FAILED, finished_at=StoreNow(), notes=f"The cloud instances did not come up: {error}"
+        )
+    terminate_study_instances(cloud.study_id)
+
+
+def mark_terminated(instance_ids: list[str]) -> None:
+    """Note the instances as gone, and take their hosts' addresses away: nothing reaches a dead address again,
+    and the work-dir sweep has nothing to look at there."""
+    if not instance_ids:
+        return
+    gone = CloudInstance.objects.filter(instance_id__in=instance_ids)
+    gone.filter(terminated_at__isnull=True).update(terminated_at=timezone.now())
+    Host.objects.filter(pk__in=gone.values("host_id")).update(
+        address="", host_key="", work_dir_usage={}, work_dir_measured_at=timezone.now()
+    )
+
+
+def reap_instances() -> list[str]:
+    """Beat: in each region a template names, terminate the tagged instances that may go; returns their ids."""
+    reaped: list[str] = []
+    for region in sorted(set(CloudTemplate.objects.values_list("region", flat=True))):
+        ec2 = aws.ec2_client(region)
+        doomed = [item["InstanceId"] for item in aws.tagged_instances(ec2) if may_go(item, timezone.now())]
+        aws.terminate(ec2, doomed)
+        mark_terminated(doomed)
+        reaped += doomed
+    if reaped:
+        logger.warning("terminated cloud instances left running: %s", ", ".join(reaped))
+        _end_clouds_without_instances()
+    return reaped
+
+
+def may_go(instance: dict[str, Any], now: datetime) -> bool:
+    """Past its expiry, or its study has ended or is not in the store (an instance with unreadable tags too)."""
+    expires_at = parse_datetime(aws.tag_value(instance, aws.EXPIRES_TAG) or "")
+    study_id = aws.tag_value(instance, aws.STUDY_TAG) or ""
+    if expires_at is None or expires_at <= now or not study_id.isdigit():
+        return True
+    study = Study.objects.filter(pk=int(study_id)).only("status").first()
+    return study is None or study.has_ended
+
+
+def _end_clouds_without_instances() -> None:
+    live = CloudInstance.objects.filter(terminated_at__isnull=True)
+    CloudStudy.objects.filter(state__in=[CloudStudy.State.LAUNCHING, CloudStudy.State.READY]).exclude(
+        instances__in=live
+    ).update(state=CloudStudy.State.ENDED)

@@ -1,0 +1,161 @@
+"""A study on a cloud template, from the form to its first trial: its host rows and instances are made, each
+instance's sshd is awaited and its host key pinned from the console (never from the connection), its facts read
+and the study's builds installed; then the study is queued and runs as on any host.
+
+Where a worker reaches an instance (CLOUD_SSH_ENDPOINT) and where its console output is read from
+(CLOUD_CONSOLE_OUTPUT) are settings naming a function: EC2's by default; the tests name their stand-ins."""
+
+import logging
+import secrets
+import socket
+import time
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from benchdash.cloud import aws
+from benchdash.cloud.budget import estimate
+from benchdash.cloud.ending import launch_failed
+from benchdash.cloud.host_keys import console_host_key
+from benchdash.cloud.models import CloudInstance, CloudStudy, CloudTemplate
+from benchdash.inventory.models import Host
+from benchdash.studies.lifecycle import services
+from benchdash.studies.lifecycle.specs import build_spec, host_spec
+from workers.builds import install_build
+from workers.facts import collect_host_facts
+from workers.transport import connect
+
+logger = logging.getLogger(__name__)
+
+
+class LaunchError(Exception):
+    """An instance did not come up as it should (not running, no sshd, no host key) in time."""
+
+
+@transaction.atomic
+def cloud_study_create(
+    *, template: CloudTemplate, data: Mapping[str, Any], study_seconds: float, created_by: Any = None
+) -> CloudStudy:
+    """Save the study (draft) on fresh host rows, one per role of the template, with its cloud study and its
+    instances to launch; launch_cloud_study is sent once this commits."""
+    from benchdash.cloud.tasks import launch_cloud_study
+
+    hosts = {role: _new_host(template, role) for role in template.roles()}
+    roles = {"db_host": hosts[CloudInstance.Role.DB], "client_host": hosts.get(CloudInstance.Role.CLIENT)}
+    study = services.study_create(data={**data, **roles}, created_by=created_by)
+    cost = estimate(template, study_seconds)
+    expires_at = timezone.now() + timedelta(hours=float(cost.expiry_hours))
+    cloud = CloudStudy.objects.create(study=study, template=template, expires_at=expires_at, cost_bound=cost.cost_bound)
+    for role, (instance_type, price) in template.roles().items():
+        CloudInstance.objects.create(
+            cloud_study=cloud, role=role, host=hosts[role], instance_type=instance_type, price_per_hour=price
+        )
+    transaction.on_commit(lambda: launch_cloud_study.apply_async((cloud.pk,), ignore_result=True))
+    return cloud
+
+
+def _new_host(template: CloudTemplate, role: str) -> Host:
+    """A host row for an instance to come: its address and pinned key are filled in once it is up."""
+    return Host.objects.create(
+        name=f"cloud-{template.name}-{secrets.token_hex(3)}-{role}",
+        username=template.ssh_user,
+        key_path=template.key_path,
+        work_dir=template.work_dir,
+        notes=f"EC2 {role} instance of template {template.name}",
+    )
+
+
+def bring_up(cloud_study_id: int) -> str:
+    """Launch the cloud study's instances and ready them, then queue the study; on any failure terminate what
+    was launched and fail the study. Returns the cloud study's state."""
+    cloud = CloudStudy.objects.select_related("template", "study").get(pk=cloud_study_id)
+    if cloud.state != CloudStudy.State.LAUNCHING:
+        return str(cloud.state)
+    try:
+        ec2 = aws.ec2_client(cloud.template.region)
+        launch_instances(ec2, cloud)
+        ready_instances(ec2, cloud)
+    except Exception as error:
+        logger.exception("cloud study %s: the launch failed", cloud.pk)
+        launch_failed(cloud, f"{type(error).__name__}: {error}")
+        return str(CloudStudy.State.FAILED)
+    CloudStudy.objects.filter(pk=cloud.pk).update(state=CloudStudy.State.READY)
+    services.study_enqueue(study=cloud.study)
+    return str(CloudStudy.State.READY)
+
+
+def launch_instances(ec2: Any, cloud: CloudStudy) -> None:
+    """Run one instance per role, tagged with the study and the expiry, told to end itself at the expiry."""
+    template = cloud.template
+    minutes_left = int((cloud.expires_at - timezone.now()).total_seconds() // 60)
+    user_data = aws.boot_script(minutes_left=minutes_left, ssh_user=template.ssh_user, work_dir=template.work_dir)
+    for instance in cloud.instances.filter(instance_id=""):
+        tags = aws.instance_tags(study_id=cloud.study_id, role=instance.role, expires_at=cloud.expires_at)
+        instance.instance_id = aws.run_instance(
+            ec2, template, instance_type=instance.instance_type, tags=tags, user_data=user_data
+        )
+        instance.launched_at = timezone.now()
+        instance.save(update_fields=["instance_id", "launched_at"])
+
+
+def ready_instances(ec2: Any, cloud: CloudStudy) -> None:
+    """Wait until every instance runs, then make each a pinned, known host with the study's builds."""
+    instances = list(cloud.instances.select_related("host"))
+    described = wait_until(partial(_all_running, ec2, instances), settings.CLOUD_BOOT_WAIT_S, "the instances to run")
+    for instance in instances:
+        pin_host(ec2, instance, described[instance.instance_id], public=cloud.template.public_address)
+        prepare_host(Host.objects.get(pk=instance.host_id), cloud)
+
+
+def pin_host(ec2: Any, instance: CloudInstance, described: dict[str, Any], *, public: bool) -> None:
+    """Once its sshd answers, give the instance's host row its address and the host key its console printed."""
+    address, port = import_string(settings.CLOUD_SSH_ENDPOINT)(described, public)
+    wait_until(partial(_port_open, address, port), settings.CLOUD_BOOT_WAIT_S, f"sshd on {address}:{port}")
+    look = partial(_console_key, ec2, instance.instance_id)
+    host_key = wait_until(look, settings.CLOUD_BOOT_WAIT_S, "the console's host keys")
+    Host.objects.filter(pk=instance.host_id).update(address=address, port=port, host_key=host_key)
+
+
+def prepare_host(host: Host, cloud: CloudStudy) -> None:
+    """Read the host's facts and install the study's builds on it, as its first trial would."""
+    with connect(host_spec(host)) as transport:
+        facts = collect_host_facts(transport, host.work_dir)
+        for build in cloud.study.builds.all():
+            install_build(transport, build_spec(build))
+    Host.objects.filter(pk=host.pk).update(facts=facts, facts_updated_at=timezone.now())
+
+
+def _all_running(ec2: Any, instances: list[CloudInstance]) -> dict[str, dict[str, Any]] | None:
+    described = aws.describe(ec2, [instance.instance_id for instance in instances])
+    states = {item["State"]["Name"] for item in described.values()}
+    if states - {"pending", "running"}:
+        raise LaunchError(f"an instance is {', '.join(sorted(states))} before it ran")
+    return described if states == {"running"} and len(described) == len(instances) else None
+
+
+def _port_open(address: str, port: int) -> bool:
+    try:
+        with socket.create_connection((address, port), timeout=5):
+            return True
+    except OSError:
+        return False
+
+
+def _console_key(ec2: Any, instance_id: str) -> str | None:
+    return console_host_key(import_string(settings.CLOUD_CONSOLE_OUTPUT)(ec2, instance_id))
+
+
+def wait_until(look: Callable[[], Any], timeout_s: float, what: str) -> Any:
+    """look() every CLOUD_POLL_S seconds until it returns something true; LaunchError after timeout_s."""
+    deadline = time.monotonic() + timeout_s
+    while not (value := look()):
+        if time.monotonic() > deadline:
+            raise LaunchError(f"gave up waiting for {what} after {timeout_s} s")
+        time.sleep(settings.CLOUD_POLL_S)
+    return value

@@ -1,0 +1,65 @@
+"""moto's EC2 (the S3 fixture's server, tests/s3.py), a cloud host template in it, and the local sshd standing in
+for its instances; the queue tests' Redis and Celery fixtures."""
+
+from decimal import Decimal
+
+import boto3
+import pytest
+
+from benchdash.cloud.models import CloudTemplate
+from tests.cloud import stand_in
+from tests.queue.conftest import broker, celery_processes, member, presets  # noqa: F401
+from tests.s3 import S3_CREDENTIALS
+
+REGION = "us-east-1"
+
+
+@pytest.fixture
+def ec2(moto_endpoint, monkeypatch):
+    """A boto3 EC2 client on moto; benchdash's own clients reach moto too (AWS_ENDPOINT_URL)."""
+    for name, value in {**S3_CREDENTIALS, "AWS_ENDPOINT_URL": moto_endpoint}.items():
+        monkeypatch.setenv(name, value)
+    return boto3.client("ec2", region_name=REGION)
+
+
+@pytest.fixture
+def cloud_stand_in(ssh_target, settings):
+    """Every instance's sshd is the local ssh_target, and its console prints that sshd's host key."""
+    settings.CLOUD_SSH_ENDPOINT = "tests.cloud.stand_in.sshd_endpoint"
+    settings.CLOUD_CONSOLE_OUTPUT = "tests.cloud.stand_in.sshd_console_output"
+    settings.CLOUD_POLL_S = 0.1
+    settings.CLOUD_BOOT_WAIT_S = 20
+    stand_in.STAND_IN.update(sshd=ssh_target)
+    yield ssh_target
+    stand_in.STAND_IN.clear()
+
+
+def make_template(ec2, ssh_target=None, **fields) -> CloudTemplate:
+    """A template on moto's default VPC, its first image, and the ssh_target's user and key when given."""
+    image = ec2.describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
+    subnet = ec2.describe_subnets()["Subnets"][0]["SubnetId"]
+    group = ec2.describe_security_groups(GroupNames=["default"])["SecurityGroups"][0]["GroupId"]
+    if "benchdash-test" not in {pair["KeyName"] for pair in ec2.describe_key_pairs()["KeyPairs"]}:
+        ec2.create_key_pair(KeyName="benchdash-test")
+    values = {
+        "name": "consortium",
+        "region": REGION,
+        "image_id": image,
+        "subnet_id": subnet,
+        "security_group_id": group,
+        "key_name": "benchdash-test",
+        "key_path": ssh_target.key_path if ssh_target else "/nonexistent/key",
+        "ssh_user": ssh_target.username if ssh_target else "admin",
+        "work_dir": ssh_target.work_dir if ssh_target else "/var/lib/benchdash",
+        "volume_type": "gp3",
+        "volume_size_gib": 200,
+        "db_instance_type": "m5a.8xlarge",
+        "db_price_per_hour": Decimal("1.376"),
+        "client_instance_type": "c5.2xlarge",
+        "client_price_per_hour": Decimal("0.34"),
+        **fields,
+    }
+    template = CloudTemplate(**values)
+    template.full_clean()
+    template.save()
+    return template

@@ -1,0 +1,89 @@
+"""A study on a cloud template: its instances are launched on moto's EC2 with the template's parameters and the
+study's tags, told to end themselves at the expiry; the local sshd stands in for them, its host key pinned from
+the console output, facts read and builds installed before the study is queued. A console that shows another
+key than the sshd's fails the launch: nothing is trusted on first use, and what was launched is terminated."""
+
+import base64
+from functools import partial
+
+import pytest
+
+from benchdash.cloud import aws
+from benchdash.cloud.launch import bring_up, cloud_study_create
+from benchdash.cloud.models import CloudStudy
+from benchdash.studies.forms import StudyForm
+from benchdash.studies.models import Study
+from tests.cloud import stand_in
+from tests.cloud.conftest import make_template
+from tests.queue.support import form_data, register_build, register_host
+from tests.sshd import generate_key
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def queue_cloud_study(template, build, scenarios, ssh_target) -> CloudStudy:
+    """The cloud study the form would queue (its DB host field is the cloud's own, set by cloud_study_create)."""
+    placeholder = register_host(ssh_target)
+    data = form_data(host=placeholder, builds=[build], baseline=build, scenarios=scenarios, clients="1")
+    form = StudyForm(data)
+    assert form.is_valid(), form.errors
+    return cloud_study_create(template=template, data=form.cleaned_data, study_seconds=form.estimated_seconds())
+
+
+def test_a_cloud_study_launches_tagged_instances_pins_the_console_key_and_is_queued(
+    ec2, cloud_stand_in, broker, presets, installed_build
+):
+    template = make_template(ec2, cloud_stand_in)
+    build = register_build(installed_build)
+    cloud = queue_cloud_study(template, build, [presets["pgecons-reference"]], cloud_stand_in)
+
+    assert bring_up(cloud.pk) == CloudStudy.State.READY
+
+    instances = {item.role: item for item in cloud.instances.select_related("host")}
+    described = aws.describe(ec2, [item.instance_id for item in instances.values()])
+    db = described[instances["db"].instance_id]
+    assert (db["ImageId"], db["InstanceType"], db["SubnetId"], db["KeyName"]) == (
+        template.image_id,
+        "m5a.8xlarge",
+        template.subnet_id,
+        "benchdash-test",
+    )
+    assert [group["GroupId"] for group in db["SecurityGroups"]] == [template.security_group_id]
+    assert described[instances["client"].instance_id]["InstanceType"] == "c5.2xlarge"
+    tags = {tag["Key"]: tag["Value"] for tag in db["Tags"]}
+    assert tags[aws.STUDY_TAG] == str(cloud.study_id) and tags[aws.ROLE_TAG] == "db"
+    cloud.refresh_from_db()
+    assert tags[aws.EXPIRES_TAG] == cloud.expires_at.isoformat()
+    attribute = partial(ec2.describe_instance_attribute, InstanceId=db["InstanceId"])
+    shutdown = attribute(Attribute="instanceInitiatedShutdownBehavior")["InstanceInitiatedShutdownBehavior"]
+    assert shutdown["Value"] == "terminate"
+    user_data = base64.b64decode(attribute(Attribute="userData")["UserData"]["Value"]).decode()
+    assert "shutdown -h +" in user_data and cloud_stand_in.work_dir in user_data
+    volume_id = db["BlockDeviceMappings"][0]["Ebs"]["VolumeId"]
+    volume = ec2.describe_volumes(VolumeIds=[volume_id])["Volumes"][0]
+    assert (volume["Size"], volume["VolumeType"], volume["Encrypted"]) == (200, "gp3", True)
+
+    study = Study.objects.select_related("db_host", "client_host").get(pk=cloud.study_id)
+    assert study.status == Study.Status.QUEUED
+    assert study.db_host == instances["db"].host and study.client_host == instances["client"].host
+    for host in (study.db_host, study.client_host):
+        assert (host.address, host.port, host.host_key) == ("127.0.0.1", cloud_stand_in.port, cloud_stand_in.host_key)
+        assert host.facts["cpu_threads"] >= 1
+
+
+def test_a_console_key_other_than_the_one_the_instance_offers_fails_the_launch_and_terminates_it(
+    ec2, cloud_stand_in, broker, presets, installed_build, tmp_path
+):
+    stand_in.STAND_IN["console_key"] = generate_key(tmp_path / "other_key")
+    template = make_template(ec2, cloud_stand_in, client_instance_type="")
+    cloud = queue_cloud_study(template, register_build(installed_build), [presets["pgecons-reference"]], cloud_stand_in)
+
+    assert bring_up(cloud.pk) == CloudStudy.State.FAILED
+
+    cloud.refresh_from_db()
+    instance = cloud.instances.get()
+    assert "host key" in cloud.error.lower() or "refus" in cloud.error.lower(), cloud.error
+    assert Study.objects.get(pk=cloud.study_id).status == Study.Status.FAILED
+    assert instance.terminated_at is not None and instance.host.host_key == ""
+    state = aws.describe(ec2, [instance.instance_id])[instance.instance_id]["State"]["Name"]
+    assert state in ("shutting-down", "terminated")
