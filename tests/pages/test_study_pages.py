@@ -166,9 +166,9 @@ def test_five_runs_a_side_give_an_interval_and_a_verdict_at_the_threshold(client
     page = client.get(reverse("studies:detail", args=[measured_study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     rows = comparison_rows(page)
     # clients 1: the 3rd smallest and 3rd largest of the 25 pairwise ratios, 110/120 and 125/105.
-    assert rows[0][-1] == ["105%", "[91.7%", "–", "119.0%]", "can&#x27;t", "tell"]
+    assert rows[0][-1] == ["105%", "[91.7%", "–", "119.0%]", "can&#x27;t", "tell", "rank", "interval"]
     # clients 2: 290/210 .. 310/200, wholly above +2%.
-    assert rows[1][-1] == ["146%", "[138.1%", "–", "155.0%]", "faster"]
+    assert rows[1][-1] == ["146%", "[138.1%", "–", "155.0%]", "faster", "rank", "interval"]
     assert "lies above +2%" in page
 
 

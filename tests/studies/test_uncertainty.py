@@ -13,7 +13,6 @@ from benchdash.studies.results.uncertainty import (
     is_settled,
     kth_difference,
     ratio_interval,
-    study_confidence,
     verdict,
 )
 from workers.spread import coefficient_of_variation
@@ -141,21 +140,13 @@ def test_a_non_positive_tps_has_no_interval():
     assert math.isfinite(ratio_interval([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0]).high)
 
 
-@pytest.mark.parametrize(
-    ("planned", "cap", "expected"),
-    [(3, None, 0.95), (3, 3, 0.95), (3, 10, 1 - 0.05 / 8), (5, 20, 1 - 0.05 / 16), (None, None, 0.95)],
-)
-def test_adaptive_studies_share_the_five_percent_among_their_looks(planned, cap, expected):
-    assert study_confidence(planned, cap) == pytest.approx(expected)
-
-
 def test_a_stricter_confidence_widens_the_interval_and_needs_more_runs():
     build, baseline = [1.10, 1.12, 1.09, 1.11, 1.13, 1.14], [1.0, 1.01, 0.99, 1.02, 0.98, 1.03]
     at_95 = ratio_interval(build, baseline)
-    at_99 = ratio_interval(build, baseline, study_confidence(3, 10))  # 1 - 0.05 / 8
+    at_99 = ratio_interval(build, baseline, 1 - 0.05 / 8)
     assert at_95 is not None and at_99 is not None
     assert at_99.confidence >= 0.99375 > at_95.confidence >= 0.95
     assert at_99.low < at_95.low and at_99.high > at_95.high
     # 5 against 5 reaches 95% (the least two-sided p is 2/252) but not 99.375%
     assert ratio_interval(build[:5], baseline[:5]) is not None
-    assert ratio_interval(build[:5], baseline[:5], study_confidence(3, 10)) is None
+    assert ratio_interval(build[:5], baseline[:5], 1 - 0.05 / 8) is None

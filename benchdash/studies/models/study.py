@@ -14,7 +14,8 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.lifecycle.plan import PlannedTrial
 from benchdash.studies.models.scenario import RUN_ORDER_LABELS, Scenario
-from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD, study_confidence
+from benchdash.studies.results.sequential import Design
+from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from workers.spec import RunOrder
 
 
@@ -166,10 +167,15 @@ class Study(models.Model):
         return self.builds.count() * self.scenarios.count() * len(self.client_levels) * self.max_repetitions
 
     @property
+    def design(self) -> Design:
+        """Its planned repetitions and adaptive cap, which set the confidence of each look (results/sequential.py)."""
+        return Design(self.repetitions or 0, self.max_repetitions)
+
+    @property
     def confidence_percent(self) -> str:
-        """The confidence of the study's intervals as the pages write it: '95', or '98.33' with 3 planned
-        repetitions and adaptive ones up to 5."""
-        return f"{round(study_confidence(self.repetitions, self.max_repetitions) * 100, 2):g}"
+        """The confidence of the study's intervals at its last look as the pages write it: '95', or '96.61' with 3
+        planned repetitions and adaptive ones up to 10 (earlier looks are drawn wider)."""
+        return f"{round(self.design.final_confidence * 100, 2):g}"
 
     @property
     def threshold_percent(self) -> str:

@@ -8,20 +8,16 @@ aggregation in `store.py`, kept in StudyPoint and read back as Point by `queries
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from benchdash.inventory.models import version_sort_key
-from benchdash.studies.results.uncertainty import (
-    CONFIDENCE,
-    DEFAULT_THRESHOLD,
-    RatioInterval,
-    Verdict,
-    ratio_interval,
-    verdict,
-)
+from benchdash.studies.results.pooled import HostSpread, cell_interval
+from benchdash.studies.results.sequential import Design
+from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD, RatioInterval, Verdict, verdict
 from workers.spread import coefficient_of_variation
 
+FIXED = Design()
 PointKey = tuple[int, int, int, int, str]  # study_id, build_id, scenario_id, clients, conditions
 # What a real benchmark can produce: from one transaction in 1000 s to 100 million a second (pgbench on the
 # largest machines reaches a few million). The importer refuses a figure outside; a stored one outside (a row
@@ -97,18 +93,21 @@ def compare_with_baseline(
     *,
     peaks: bool = False,
     threshold: float = DEFAULT_THRESHOLD,
-    confidence: float = CONFIDENCE,
+    design: Design = FIXED,
+    spreads: Mapping[tuple[int, int], HostSpread] | None = None,
 ) -> list[Point]:
     """Fill `ratio`, `ranges_disjoint`, `interval` and `verdict` from the baseline build's point at the same
     scenario and level (clients and conditions). With `peaks` (a study of peak figures) a peak is compared with
-    the baseline's peak under the same conditions, whatever client count each was at."""
+    the baseline's peak under the same conditions, whatever client count each was at. Each interval is drawn at
+    the confidence of the design's look at the point's runs (sequential.py), pooled with the host's spread of
+    its scenario and clients where `spreads` has a usable one (pooled.py), else by ranks."""
     points = list(points)
 
     def level(point: Point) -> tuple[int, object]:
         return (point.scenario_id, point.conditions if peaks else point.level)
 
     baselines = {level(p): p for p in points if p.build_id == baseline_build_id}
-    compared = [_compared(point, baselines.get(level(point)), threshold, confidence) for point in points]
+    compared = [_compared(point, baselines.get(level(point)), threshold, design, spreads or {}) for point in points]
     return sorted(compared, key=_display_order)
 
 
@@ -124,13 +123,20 @@ def _known_range(point: Point) -> tuple[float, float] | None:
     return (point.minimum, point.maximum)
 
 
-def _compared(point: Point, baseline: Point | None, threshold: float, confidence: float) -> Point:
+def _compared(
+    point: Point,
+    baseline: Point | None,
+    threshold: float,
+    design: Design,
+    spreads: Mapping[tuple[int, int], HostSpread],
+) -> Point:
     comparable = baseline is not None and plausible_tps(baseline.median) and plausible_tps(point.median)
     if baseline is None or not comparable or baseline.build_id == point.build_id:
         return replace(point, ratio=None, ranges_disjoint=None, interval=None, verdict=None)
     own, baseline_range = _known_range(point), _known_range(baseline)
     disjoint = None if own is None or baseline_range is None else ranges_disjoint(own, baseline_range)
-    interval = ratio_interval(point.runs, baseline.runs, confidence)
+    spread = spreads.get((point.scenario_id, point.clients))
+    interval = cell_interval(point.runs, baseline.runs, spread, design.confidence(len(point.runs)))
     said = verdict(interval, threshold) if point.runs and baseline.runs else None
     return replace(
         point, ratio=point.median / baseline.median, ranges_disjoint=disjoint, interval=interval, verdict=said

@@ -11,7 +11,7 @@ from django.db.models import Aggregate, F, FloatField, QuerySet
 
 from benchdash.studies.models import Statistic, Study, StudyPoint, Trial
 from benchdash.studies.results.compare import Point, compare_with_baseline
-from benchdash.studies.results.uncertainty import study_confidence
+from benchdash.studies.results.host_spread import study_spreads
 
 
 class Median(Aggregate):
@@ -52,10 +52,10 @@ def points_of(study_points: QuerySet[StudyPoint], *, with_runs: bool = False) ->
 
 def study_results(study: Study) -> list[Point]:
     """The points of one study (median, min, max, n and runs per build x scenario x clients x conditions), compared
-    with its baseline at the study's threshold."""
+    with its baseline at the study's threshold, by its design's looks and its DB host's recent spread."""
     points = points_of(StudyPoint.objects.filter(study=study), with_runs=True)
     peaks = study.statistic == Statistic.PEAK
-    confidence = study_confidence(study.repetitions, study.max_repetitions)
+    spreads = study_spreads(study) if study.kind == Study.Kind.MEASURED else {}
     return compare_with_baseline(
-        points, study.baseline_id, peaks=peaks, threshold=study.threshold, confidence=confidence
+        points, study.baseline_id, peaks=peaks, threshold=study.threshold, design=study.design, spreads=spreads
     )

@@ -15,13 +15,17 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.inventory.models import version_sort_key
 from benchdash.studies.results.compare import Point, conditions_order
 from benchdash.studies.results.matrix import MatrixPoint, matrix_line
-from benchdash.studies.results.uncertainty import Verdict
+from benchdash.studies.results.uncertainty import Method, Verdict
 
 VERDICT_LABELS = {
     Verdict.FASTER: _("faster"),
     Verdict.SLOWER: _("slower"),
     Verdict.CANT_TELL: _("can't tell"),
     Verdict.TOO_FEW_RUNS: _("too few runs to tell"),
+}
+METHOD_LABELS = {
+    Method.RANK: _("rank interval"),
+    Method.POOLED_T: _("pooled t, with the host's recent spread"),
 }
 
 
@@ -74,6 +78,12 @@ class Cell:
     @property
     def verdict_label(self) -> str | Promise:
         return VERDICT_LABELS[self.point.verdict] if self.point and self.point.verdict else ""
+
+    @property
+    def method_label(self) -> str | Promise:
+        """Which interval gave the verdict (studies/results/pooled.py); empty where there is none."""
+        interval = self.point.interval if self.point else None
+        return "" if interval is None else METHOD_LABELS[interval.method]
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,13 @@ EXACT_PAIRS = 10_000
 PICK_AMONG = 4096
 
 
+class Method(StrEnum):
+    """Which interval gave a verdict: the rank interval (this module) or the pooled t interval (pooled.py)."""
+
+    RANK = "rank"
+    POOLED_T = "pooled_t"
+
+
 class Verdict(StrEnum):
     FASTER = "faster"
     SLOWER = "slower"
@@ -45,11 +52,13 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True)
 class RatioInterval:
-    """The interval of build / baseline TPS, and the confidence it actually holds (at least the one asked)."""
+    """The interval of build / baseline TPS, the confidence it actually holds (at least the one asked), and the
+    method that drew it."""
 
     low: float
     high: float
     confidence: float
+    method: Method = Method.RANK
 
     def within(self, threshold: float) -> bool:
         """Wholly inside 1 +- threshold: no difference as large as the threshold."""
@@ -72,14 +81,6 @@ def ratio_interval(
     low = kth_difference(logs, baseline_logs, k)
     high = kth_difference(logs, baseline_logs, pairs + 1 - k)
     return RatioInterval(math.exp(low), math.exp(high), achieved)
-
-
-def study_confidence(planned: int | None, cap: int | None) -> float:
-    """The confidence of a study's intervals. With adaptive repetitions the verdict is looked at after the planned
-    runs and after every extra round, up to the cap: each look could raise a false alarm, so the 5% is shared
-    among them (Bonferroni), which keeps the study's false-alarm rate at or below 5% whatever it stops on."""
-    looks = 1 + max(0, (cap or 0) - (planned or 0))
-    return 1 - (1 - CONFIDENCE) / looks
 
 
 def verdict(interval: RatioInterval | None, threshold: float = DEFAULT_THRESHOLD) -> Verdict:

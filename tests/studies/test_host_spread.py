@@ -1,0 +1,54 @@
+"""A DB host's recent spread (studies/results/host_spread.py) and the 3-against-3 verdict it makes possible."""
+
+import math
+
+import pytest
+
+from benchdash.studies.models import Study
+from benchdash.studies.results.host_spread import study_spreads
+from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.uncertainty import Method, Verdict
+from tests.factories import BuildFactory, HostFactory, ScenarioFactory, StudyFactory, succeeded_runs
+
+QUIET_RUNS = [100.0, 101.0, 99.0, 100.5, 99.5]  # about 0.8%: 2 cells of 5 runs give 8 degrees of freedom
+
+
+def _study(host, scenario, builds, figures, **fields):
+    study = StudyFactory(db_host=host, builds=builds, scenarios=[scenario], baseline=builds[0], **fields)
+    succeeded_runs(study, scenario, {(build, clients): runs for (build, clients), runs in figures.items()})
+    return study
+
+
+@pytest.fixture
+def setting(db):
+    host, scenario = HostFactory(name="quiet"), ScenarioFactory(slug="select-only-spread")
+    old, new = BuildFactory(version="13.4"), BuildFactory(version="14.0")
+    _study(host, scenario, [old, new], {(old, 1): QUIET_RUNS, (new, 1): QUIET_RUNS}, status=Study.Status.DONE)
+    return host, scenario, old, new
+
+
+@pytest.mark.django_db
+def test_three_runs_against_three_get_a_verdict_from_the_hosts_recent_spread(setting):
+    host, scenario, old, new = setting
+    study = _study(host, scenario, [old, new], {(old, 1): [100.0, 101.0, 99.0], (new, 1): [105.0, 106.0, 104.0]})
+    spread = study_spreads(study)[(scenario.pk, 1)]
+    squares = sum((math.log(run) - sum(map(math.log, QUIET_RUNS)) / 5) ** 2 for run in QUIET_RUNS)
+    assert spread.degrees == 8 and spread.variance == pytest.approx(2 * squares / 8)
+    point = next(p for p in study_results(study) if p.build_id == new.pk)
+    assert point.verdict == Verdict.FASTER and point.interval.method == Method.POOLED_T
+    assert 1.02 < point.interval.low < 1.05 < point.interval.high
+
+
+@pytest.mark.django_db
+def test_only_earlier_done_measured_studies_on_the_same_host_count(setting):
+    host, scenario, old, new = setting
+    study = _study(host, scenario, [old, new], {(old, 1): [100.0, 101.0, 99.0], (new, 1): [105.0, 106.0, 104.0]})
+    figures = {(old, 1): QUIET_RUNS, (new, 1): QUIET_RUNS}
+    _study(HostFactory(name="other"), scenario, [old, new], figures, status=Study.Status.DONE)
+    _study(host, scenario, [old, new], figures, status=Study.Status.DONE)  # later than the study
+    _study(host, scenario, [old, new], figures, status=Study.Status.DONE, kind=Study.Kind.PUBLISHED)
+    assert study_spreads(study)[(scenario.pk, 1)].degrees == 8
+    Study.objects.exclude(pk=study.pk).filter(db_host=host).update(status=Study.Status.FAILED)
+    assert study_spreads(study) == {}
+    point = next(p for p in study_results(study) if p.build_id == new.pk)
+    assert point.verdict == Verdict.TOO_FEW_RUNS and point.interval is None
