@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "benchdash.inventory",
     "benchdash.studies",
     "benchdash.trends",
+    "benchdash.changes",
     "benchdash.queue",
     "benchdash.cloud",
     "benchdash.api",

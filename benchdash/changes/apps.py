@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class ChangesConfig(AppConfig):
+    name = "benchdash.changes"
+    verbose_name = _("Changes")
+
+    def ready(self) -> None:
+        from benchdash.changes.refresh import refresh_after_study_end
+        from benchdash.studies.lifecycle.signals import study_ended
+
+        study_ended.connect(refresh_after_study_end, dispatch_uid="benchdash.changes.refresh_after_study_end")

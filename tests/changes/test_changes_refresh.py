@@ -1,0 +1,71 @@
+"""Storing change points: a minor series' step becomes one row with its sides; an A/A series gives none; a
+recompute keeps a change still found (and its acknowledgement) and removes one no longer found; a study's
+end recomputes them after commit."""
+
+import pytest
+from django.contrib.auth.models import User
+
+from benchdash.changes.models import Acknowledgement, ChangePoint, SeriesKind
+from benchdash.changes.refresh import changes_refresh
+from benchdash.studies.lifecycle.signals import send_study_ended_after_commit
+from benchdash.studies.models import Study, Trial
+from benchdash.studies.results.store import points_refresh
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_runs
+
+pytestmark = pytest.mark.django_db
+
+STEP = {"17.0": 1000.0, "17.1": 1000.0, "17.2": 1000.0, "17.3": 920.0, "17.4": 920.0}
+WOBBLE = (-4.0, 0.0, 4.0)
+
+
+def minor_series(levels: dict[str, float], **study_fields) -> Study:
+    builds = [BuildFactory(version=version) for version in levels]
+    scenario = ScenarioFactory(slug="pgecons-reference")
+    study = StudyFactory(builds=builds, scenarios=[scenario], baseline=builds[0], **study_fields)
+    figures = {(build, 16): [levels[build.version] + wobble for wobble in WOBBLE] for build in builds}
+    succeeded_runs(study, scenario, figures)
+    return study
+
+
+def test_a_step_in_a_minor_series_is_stored_with_its_size_confidence_and_sides():
+    study = minor_series(STEP)
+    assert changes_refresh() == 1
+    change = ChangePoint.objects.get()
+    assert change.series_kind == SeriesKind.STUDY
+    assert (change.before_label, change.after_label) == ("17.2", "17.3")
+    assert change.size == pytest.approx(-0.08)
+    assert change.confidence > 0.999
+    assert (change.before_study, change.after_study) == (study, study)
+    assert (change.before_build.version, change.after_build.version) == ("17.2", "17.3")
+    assert change.clients == 16
+    assert not change.official
+    assert change.is_new
+
+
+def test_an_a_a_minor_series_gives_no_change():
+    minor_series(dict.fromkeys(STEP, 1000.0))
+    assert changes_refresh() == 0
+    assert not ChangePoint.objects.exists()
+
+
+def test_a_recompute_keeps_an_acknowledged_change_and_drops_one_no_longer_found():
+    study = minor_series(STEP)
+    changes_refresh()
+    change = ChangePoint.objects.get()
+    member = User.objects.create(username="member")
+    Acknowledgement.objects.create(change=change, kind=Acknowledgement.Kind.KNOWN, note="fsync fix", by=member)
+    assert changes_refresh() == 1
+    assert ChangePoint.objects.get().pk == change.pk
+    assert not ChangePoint.objects.new().exists()
+
+    Trial.objects.filter(study=study, build__version__in=["17.3", "17.4"]).update(tps=1000.0)
+    points_refresh(study_id=study.pk)
+    assert changes_refresh() == 0
+    assert not Acknowledgement.objects.exists()
+
+
+def test_a_studys_end_recomputes_the_change_points_after_commit(django_capture_on_commit_callbacks):
+    study = minor_series(STEP)
+    with django_capture_on_commit_callbacks(execute=True):
+        send_study_ended_after_commit(study.pk)
+    assert ChangePoint.objects.filter(before_label="17.2").exists()
