@@ -1,6 +1,6 @@
 """A PostgreSQL cluster on a target: initdb, the study's settings, start and stop, pgbench -i, prewarm, snapshots.
 
-Layout of <work_dir>/clusters/<build>-<scenario>-s<scale>-f<fillfactor>/:
+Layout of <work_dir>/clusters/<build>-<scenario>-s<scale>-f<fillfactor>[<initdb options' tag>]/:
   data/        the data directory
   socket/      the server's unix socket, mode 0700: only the target's account can reach it (peer auth)
   password     the cluster superuser's password (0600), generated at initdb, for TCP clients (scram-sha-256)
@@ -22,6 +22,8 @@ import secrets
 from collections.abc import Iterable, Mapping
 
 from workers.builds import InstalledBuild, find_client_tool
+from workers.cpu_set import AFFINITY_SCRIPT, CpuSetError, cpu_list_text, escaped_processes, taskset_prefix
+from workers.initdb_options import InitdbOptions, initdb_arguments, known_options
 from workers.pg_conf import (
     ClusterError,
     RefusedSetting,
@@ -77,6 +79,8 @@ class Cluster:
         *,
         listen_addresses: Iterable[str] = ("127.0.0.1",),
         client_addresses: Iterable[str] = (),
+        initdb_options: InitdbOptions | None = None,
+        cpus: Iterable[int] = (),
     ) -> None:
         self.transport = transport
         self.installed = installed
@@ -84,6 +88,9 @@ class Cluster:
         self.port = port
         self.listen_addresses = list(dict.fromkeys(listen_addresses))
         self.client_addresses = list(client_addresses)
+        self.initdb_options = initdb_options or InitdbOptions()
+        # The CPU set the server runs in (workers/cpu_set.py); empty: every CPU of the host.
+        self.cpus = list(cpus)
         self.cluster_dir = posixpath.dirname(self.data_dir)
         self.snapshot_dir = posixpath.join(self.cluster_dir, "snapshot")
         self.log_path = posixpath.join(self.cluster_dir, "server.log")
@@ -122,9 +129,6 @@ class Cluster:
             raise ClusterError(f"{self.data_dir}: the server has not been started")
         return ["-h", self.socket_dir, "-p", str(self.port), "-U", self.user]
 
-    def _pg_ctl(self, *args: str, timeout: float = 300, what: str) -> str:
-        return self._run([self.installed.tool("pg_ctl"), "-D", self.data_dir, *args], timeout=timeout, what=what)
-
     # -- lifecycle --------------------------------------------------------------------------
     def initdb(self) -> None:
         """A new, empty data directory (whatever was there is removed)."""
@@ -134,13 +138,20 @@ class Cluster:
         # A new password for every new data directory; initdb reads it from the file, never from argv.
         self.transport.put_bytes(f"{secrets.token_urlsafe(24)}\n".encode(), self.password_path, mode=0o600)
         argv = [self.installed.tool("initdb"), "-D", self.data_dir, "-U", self.user, f"--pwfile={self.password_path}"]
-        argv += ["--auth-local=peer", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-locale", "--no-sync"]
+        argv += ["--auth-local=peer", "--auth-host=scram-sha-256", *self._initdb_option_args(), "--no-sync"]
         self._run(argv, timeout=600, what="initdb", long="initdb")
         self.transport.put_bytes(b"", posixpath.join(self.data_dir, SETTINGS_FILE), mode=0o600)
         self._put_last("postgresql.conf", INCLUDE_BLOCK)
         os_user = self.transport.run(["id", "-un"], timeout=60).text.strip()
         ident = ident_lines(IDENT_MAP, os_user, self.user).encode()
         self.transport.put_bytes(ident, self._file("pg_ident.conf"), 0o600)
+
+    def _initdb_option_args(self) -> list[str]:
+        """The variant's options as initdb arguments, checked against this build's `initdb --help` when it has any."""
+        known: set[str] = set()
+        if self.initdb_options != InitdbOptions():
+            known = known_options(self._run([self.installed.tool("initdb"), "--help"], what="initdb --help"))
+        return initdb_arguments(self.initdb_options, known)
 
     def _file(self, filename: str) -> str:
         return posixpath.join(self.data_dir, filename)
@@ -193,7 +204,9 @@ class Cluster:
             "ident_file": posixpath.join(self.data_dir, "pg_ident.conf"),
             "external_pid_file": "",
         }
-        return conf_lines(server)
+        # The CPU set is part of what a kept server must match to be taken over (take_over compares this file).
+        cpu_set = f"# CPU set: {cpu_list_text(self.cpus)}\n" if self.cpus else ""
+        return conf_lines(server) + cpu_set
 
     def _write_server_settings(self) -> None:
         made = self.transport.run(["sh", "-c", _PRIVATE_DIR_SCRIPT, "sh", self.socket_dir], check=False, timeout=60)
@@ -236,13 +249,29 @@ class Cluster:
             tried.add(self.port)
             self._write_server_settings()
             try:
-                self._pg_ctl("-l", self.log_path, "-w", "-t", "300", "start", timeout=360, what="pg_ctl start")
+                argv = [*taskset_prefix(self.cpus), self.installed.tool("pg_ctl"), "-D", self.data_dir, "-l"]
+                self._run([*argv, self.log_path, "-w", "-t", "300", "start"], timeout=360, what="pg_ctl start")
+                self.check_cpu_set()
                 return
             except ClusterError as error:
                 log = self.server_log_tail(20).decode("utf-8", "replace")
                 port_taken = "could not bind" in log or "in use" in log
                 if not port_taken or attempt == START_ATTEMPTS - 1:
                     raise ClusterError(f"{error}\n--- server log ---\n{log}") from error
+
+    def check_cpu_set(self) -> list[str]:
+        """With a CPU set: each server process's allowed CPUs, read from /proc ('pid<TAB>list' lines); CpuSetError
+        when one is outside the set or none could be read."""
+        if not self.cpus:
+            return []
+        pid_file = self.transport.get_bytes(self._file("postmaster.pid")).decode("utf-8", "replace")
+        postmaster = pid_file.split("\n", 1)[0].strip()
+        lines = self.transport.run(["sh", "-c", AFFINITY_SCRIPT, "sh", postmaster], check=False, timeout=60).text
+        escaped = escaped_processes(lines, self.cpus)
+        if escaped or not lines.strip():
+            found = ", ".join(escaped) or "no server process could be read"
+            raise CpuSetError(f"the server's processes are not all inside CPUs {cpu_list_text(self.cpus)}: {found}")
+        return lines.splitlines()
 
     def stop(self, mode: str = "fast") -> None:
         """Stop the server if it runs; "immediate" skips the shutdown checkpoint (for data about to be discarded)."""

@@ -43,8 +43,11 @@ def pgbench_command(
     scale: int | None,
     protocol: str,
     progress_s: int = 1,
+    transactions: int | None = None,
+    connect_each_transaction: bool = False,
 ) -> list[str]:
-    """The argv of one measured run: always -n (the runner vacuums itself), -P for the progress curve.
+    """The argv of one measured run: always -n (the runner vacuums itself), -P for the progress curve; -t N
+    (transactions per client) instead of -T when given, and -C for a new connection per transaction.
 
     A custom script gets -f FILE and an explicit -s SCALE: pgbench reads the scale from pgbench_branches
     only for built-in scripts, and the seeds' scripts use :scale. A built-in script gets -b NAME.
@@ -54,7 +57,10 @@ def pgbench_command(
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown pgbench protocol {protocol!r}")
     argv = [pgbench, "-h", host, "-p", str(port), "-U", user, "-n"]
-    argv += ["-c", str(clients), "-j", str(threads), "-T", str(duration_s), "-M", protocol]
+    length = ["-t", str(int(transactions))] if transactions else ["-T", str(duration_s)]
+    argv += ["-c", str(clients), "-j", str(threads), *length, "-M", protocol]
+    if connect_each_transaction:
+        argv.append("-C")
     if progress_s:
         argv += ["-P", str(progress_s)]
     argv += _script_args(builtin, script_path, scale)

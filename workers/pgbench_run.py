@@ -27,6 +27,7 @@ PROBE_S = 5.0
 PROBE_WAIT_S = 0.1
 # pgbench may run this long past its duration (connections, a slow last transaction) before it is stopped.
 OVERRUN_S = 120.0
+WHILE_RUNNING_AFTER_S = 1.0
 STOP_GRACE_S = 5.0
 
 
@@ -48,6 +49,7 @@ class PgbenchRun:
         should_cancel: Callable[[], bool],
         patience: HostPatience,
         on_wait: WaitReport,
+        while_running: Callable[[], object] = lambda: None,
     ) -> None:
         self.spec = spec
         self.client = client
@@ -55,6 +57,8 @@ class PgbenchRun:
         self.should_cancel = should_cancel
         self.patience = patience
         self.on_wait = on_wait
+        # Called once, WHILE_RUNNING_AFTER_S into the run, when its clients are connected (the CPU set check).
+        self.while_running: Callable[[], object] | None = while_running
         self.started = False  # from its start on, the runner's clean-up stops it, whatever happens
 
     def run(self, argv: list[str], *, env: Mapping[str, str], alongside: Callable[[], object]) -> CommandResult:
@@ -68,16 +72,25 @@ class PgbenchRun:
                 self.stop_keeping_output()
                 raise TrialCancelled()
             elapsed = time.monotonic() - started
+            check = self.while_running
+            if check is not None and elapsed >= WHILE_RUNNING_AFTER_S:
+                self.while_running = None
+                check()
             if elapsed > self.spec.duration_s + OVERRUN_S:
                 self.stop_keeping_output()
                 raise TrialOverran(f"pgbench still ran {OVERRUN_S:g}s after its duration; stopped")
-            wait_s = poll_wait(self.spec.duration_s, elapsed, time.monotonic() - last_probe)
+            wait_s = poll_wait(self.expected_duration_s or 0, elapsed, time.monotonic() - last_probe)
             if wait_s is None:
                 time.sleep(POLL_S)
                 continue
             last_probe = time.monotonic()
             with suppress(CommandTimeout):
                 return self.wait(wait_s)
+
+    @property
+    def expected_duration_s(self) -> int | None:
+        """How long the run should take: its -T, or unknown with -t (duration_s then only bounds it)."""
+        return None if self.spec.transactions else self.spec.duration_s
 
     def wait(self, wait_s: float) -> CommandResult:
         """client.wait_background, riding out a pgbench host that stops answering: pgbench goes on there, and its
@@ -112,7 +125,7 @@ class PgbenchRun:
                 result.stdout.decode("utf-8", "replace"),
                 result.stderr.decode("utf-8", "replace"),
                 result.exit_status,
-                expected_duration_s=self.spec.duration_s,
+                expected_duration_s=self.expected_duration_s,
             )
         except PgbenchOutputError as error:
             self.outcome.error = f"{error} (exit status {result.exit_status})"

@@ -47,8 +47,10 @@ from workers.collectors import (
     WaitEventCollector,
     missing_tool_notes,
 )
+from workers.cpu_set import CpuSetError, cpu_list_text
 from workers.facts import collect_host_facts
 from workers.host_wait import HostGaveUp, HostPatience, WaitReport, unheard
+from workers.initdb_options import InitdbOptionUnknown
 from workers.parallel import concurrently
 from workers.pg_conf import RefusedSetting
 from workers.pgbench import pgbench_command
@@ -91,7 +93,8 @@ def run_trial(
         logger.warning("trial %s failed: %s", spec.trial_id, error, exc_info=True)
         run.connection_lost = isinstance(error, ConnectionLost | HostGaveUp)
         run.outcome.host_unreachable = isinstance(error, HostGaveUp)  # as when it could not be reached at all
-        run.outcome.deterministic = isinstance(error, RefusedSetting)  # another attempt would be refused the same
+        # another attempt would be refused the same
+        run.outcome.deterministic = isinstance(error, RefusedSetting | InitdbOptionUnknown | CpuSetError)
         run.outcome.ok = False
         run.outcome.error = f"{type(error).__name__}: {error}"
     finally:
@@ -181,6 +184,7 @@ class TrialRun:
             should_cancel=self.should_cancel,
             patience=self.patience,
             on_wait=self.on_wait,
+            while_running=self.check_cpu_set,
         )
         with self.phase("pgbench"):
             result = run.run(argv, env=self.pgbench_env(), alongside=self.collectors.start)
@@ -262,9 +266,19 @@ class TrialRun:
             duration_s=spec.duration_s,
             scale=spec.scale,
             protocol=spec.scenario.protocol,
+            transactions=spec.transactions,
+            connect_each_transaction=spec.connect_each_transaction,
         )
         self.outcome.command = shlex.join(argv)
         return argv
+
+    def check_cpu_set(self) -> None:
+        """While pgbench runs: every server process, its backends included, inside the variant's CPU set."""
+        cluster = self.require_cluster()
+        inside = cluster.check_cpu_set()
+        if inside:
+            cpus = cpu_list_text(cluster.cpus)
+            self.outcome.notes.append(f"CPU set {cpus}: {len(inside)} server processes inside it during the run")
 
     def pgbench_env(self) -> dict[str, str]:
         """pgbench on the DB host uses the private socket (peer); on another host it connects over TCP and

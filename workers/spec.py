@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from workers.initdb_options import InitdbOptions
+
 
 class Reset(StrEnum):
     """When a scenario's data is rebuilt: once per study (per build), at the first trial of each build
@@ -120,6 +122,14 @@ class TrialSpec:
     # trial of the study found) instead, saving a round trip per trial. Without known_facts it reads them.
     collect_facts: bool = True
     known_facts: dict[str, object] = field(default_factory=dict)
+    # The variant's label (notes name it), its cluster options, its CPU count (a CPU set of the DB host's first
+    # CPUs; None: all), and its workload: -t transactions per client instead of -T (duration_s then bounds the
+    # run), and -C (a new connection per transaction).
+    variant: str = ""
+    initdb_options: InitdbOptions = field(default_factory=InitdbOptions)
+    cpus: int | None = None
+    transactions: int | None = None
+    connect_each_transaction: bool = False
 
 
 @dataclass

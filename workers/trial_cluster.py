@@ -9,10 +9,12 @@ import re
 
 from workers.builds import InstalledBuild, install_build
 from workers.cluster import Cluster, pg_ctl_stop
+from workers.cpu_set import chosen_cpus
 from workers.spec import Prewarm, Reset, TrialSpec
 from workers.transport import Transport
 
 RESET_METHODS = ("restore", "init")
+ONLINE_CPUS = "/sys/devices/system/cpu/online"
 
 
 def _path_safe(name: str) -> str:
@@ -20,14 +22,16 @@ def _path_safe(name: str) -> str:
 
 
 def cluster_dir(spec: TrialSpec) -> str:
-    """<work_dir>/clusters/<build>-<scenario>-s<scale>-f<fillfactor>, names reduced to characters safe in any path.
+    """<work_dir>/clusters/<build>-<scenario>-s<scale>-f<fillfactor>[-k1-w64...], names reduced to characters safe in
+    any path; the tail names the variant's initdb options, when it has any.
 
     Each scenario has its own data: an update workload's writes must never change what a read-only
-    workload of the same study measures.
+    workload of the same study measures. Each set of initdb options has its own cluster.
     """
     name = "-".join(
         [_path_safe(spec.build.name) or "build", _path_safe(spec.scenario.slug) or "scenario"]
         + [f"s{int(spec.scale)}", f"f{int(spec.fillfactor or 100)}"]
+        + ([_path_safe(spec.initdb_options.tag)] if spec.initdb_options.tag else [])
     )
     return posixpath.join(spec.db_host.work_dir, "clusters", name)
 
@@ -41,7 +45,7 @@ def data_marker(spec: TrialSpec, version: str) -> dict:
         "version": version,
         "scale": spec.scale,
         "fillfactor": spec.fillfactor or 100,
-    }
+    } | ({"initdb": spec.initdb_options.tag} if spec.initdb_options.tag else {})
 
 
 def cluster_for(transport: Transport, spec: TrialSpec, installed: InstalledBuild) -> Cluster:
@@ -52,7 +56,16 @@ def cluster_for(transport: Transport, spec: TrialSpec, installed: InstalledBuild
         listen += [spec.db_host.address] if spec.db_host.address else ["*"]
         # The worker itself has no address of record: then any host on the DB host's own subnets.
         clients = [spec.client_host.address or "samenet"]
-    return Cluster(transport, installed, data_dir, listen_addresses=listen, client_addresses=clients)
+    cpus = chosen_cpus(spec.cpus, transport.run(["cat", ONLINE_CPUS], timeout=60).text) if spec.cpus else []
+    return Cluster(
+        transport,
+        installed,
+        data_dir,
+        listen_addresses=listen,
+        client_addresses=clients,
+        initdb_options=spec.initdb_options,
+        cpus=cpus,
+    )
 
 
 def prepare_cluster(
