@@ -1,46 +1,78 @@
-"""False alarms of the verdict: recorded runs of one build replayed as A/A studies (a build against itself).
+"""False alarms, power and trials of every design the study form offers, on recorded runs replayed as studies.
 
-Usage:  .venv/bin/python bench/false_alarms.py [--runs bench/data/runs-local-select-only-c2.csv] [--studies 2000]
-        [--seed 11]
+Usage:  .venv/bin/python bench/false_alarms.py [--runs bench/data/runs-local-select-only-c2.csv ...]
+        [--cvs 0.01,0.02,0.05] [--studies 1000] [--threshold 0.02] [--seed 11]
 
-Each simulated study takes the recorded runs from a random starting point, in the order they ran, and deals them
-to two "builds" A (the baseline) and B round by round, each round's order shuffled as a study's run order is.
-After the planned rounds it applies adaptive repetitions as studies/lifecycle/adaptive.py does (another round while the
-interval is not settled at the threshold, up to the cap), then the verdict at the threshold
-(studies/results/uncertainty.py). Adaptive designs run twice, side by side on the same deals: with a 95% interval at
-every look (the rule before), and with the study's confidence (uncertainty.study_confidence: the 5% shared among
-the looks). A/A: every "faster" or "slower" is a false alarm. The same deals with B's runs multiplied by 1.05 and
-1.10 say how often a real 5% and 10% gain is called "faster". Prints a Markdown table for docs/BENCHMARKS.md.
+Each simulated study takes one file's recorded runs from a random starting point, in the order they ran, and deals
+them to two "builds" A (the baseline) and B round by round, each round's order shuffled as a study's run order is.
+The 30 runs before the start stand for the host's recent studies (10 cells of 3 runs: the history the pooled t
+interval borrows, studies/results/pooled.py). After the planned rounds an adaptive design adds rounds while the
+interval is not settled at the threshold, up to the cap (studies/lifecycle/adaptive.py), then the verdict.
+
+Designs, each with the rank interval and with the pooled t interval: 3 fixed, 5 fixed, adaptive 3 to 10 with
+today's rule (95% shared equally among the 8 looks, Bonferroni) and with the new one (the group-sequential
+boundary, studies/results/sequential.py). A/A (B = A): every "faster" or "slower" is a false alarm; B's runs
+times 1.02, 1.05, 1.10: how often the gain is called "faster". The same deals for every gain and design.
+
+Each file is replayed as recorded (its CV measured) and rescaled to quieter CVs (--cvs): the log TPS deviations
+from their mean multiplied so that the CV is the one asked, which keeps the recorded shape and drift. Prints a
+Markdown table for docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import math
 import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchdash.studies.results.pooled import HostSpread, cell_interval, squares  # noqa: E402
+from benchdash.studies.results.sequential import Design  # noqa: E402
 from benchdash.studies.results.uncertainty import (  # noqa: E402
     CONFIDENCE,
+    RatioInterval,
     Verdict,
     is_settled,
     ratio_interval,
-    study_confidence,
     verdict,
 )
 from workers.spread import coefficient_of_variation  # noqa: E402
 
-FIXED = [(3, None, 0.02), (5, None, 0.0), (5, None, 0.01), (5, None, 0.02)]
-ADAPTIVE = [(3, 10, 0.0), (3, 10, 0.01), (3, 10, 0.02), (3, 20, 0.02), (5, 20, 0.02)]
-# planned rounds, cap (None: no adaptive repetitions), threshold, whether the looks share the 95%
-DESIGNS = [(*design, True) for design in FIXED] + [(*design, shared) for design in ADAPTIVE for shared in (False, True)]
-GAINS = (1.0, 1.05, 1.10)
+GAINS = (1.0, 1.02, 1.05, 1.10)
+HISTORY_CELLS, HISTORY_RUNS = 10, 3
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A design the form offers: planned rounds, adaptive cap, and the rule that sets each look's confidence."""
+
+    name: str
+    planned: int
+    cap: int | None
+    confidence: Callable[[int], float]
+
+
+def bonferroni(planned: int, cap: int) -> Callable[[int], float]:
+    """Today's rule: the 5% shared equally among the 1 + cap - planned looks."""
+    looks = 1 + cap - planned
+    return lambda runs: 1 - (1 - CONFIDENCE) / looks
+
+
+PLANS = [
+    Plan("3 fixed", 3, None, lambda runs: CONFIDENCE),
+    Plan("5 fixed", 5, None, lambda runs: CONFIDENCE),
+    Plan("adaptive 3 to 10, Bonferroni (today)", 3, 10, bonferroni(3, 10)),
+    Plan("adaptive 3 to 10, group-sequential (new)", 3, 10, Design(3, 10).confidence),
+]
+Interval = Callable[[list[float], list[float], float], RatioInterval | None]
 
 
 @dataclass(frozen=True)
@@ -49,10 +81,20 @@ class Outcome:
     runs_per_build: int
 
 
-def simulate(record: list[float], start: int, rng: random.Random, design: tuple, gain: float) -> Outcome:
+def history_spread(record: list[float], start: int) -> HostSpread:
+    """The host's recent studies: the 30 runs before start, as 10 cells of 3 runs, their spread pooled."""
+    runs = [
+        record[(start - HISTORY_CELLS * HISTORY_RUNS + i) % len(record)] for i in range(HISTORY_CELLS * HISTORY_RUNS)
+    ]
+    cells = [runs[i : i + HISTORY_RUNS] for i in range(0, len(runs), HISTORY_RUNS)]
+    degrees = HISTORY_CELLS * (HISTORY_RUNS - 1)
+    return HostSpread(sum(squares(cell) for cell in cells) / degrees, degrees)
+
+
+def simulate(
+    record: list[float], start: int, rng: random.Random, plan: Plan, interval: Interval, gain: float, threshold: float
+) -> Outcome:
     """One A/A (gain 1) or A/B study dealt from the record at start; see the module's description."""
-    planned, cap, threshold, shared = design
-    confidence = study_confidence(planned, cap) if shared else CONFIDENCE
     position, baseline, build = start, [], []
 
     def one_round() -> None:
@@ -63,70 +105,96 @@ def simulate(record: list[float], start: int, rng: random.Random, design: tuple,
             (baseline if which == "A" else build).append(record[position % len(record)] * (1 if which == "A" else gain))
             position += 1
 
-    for _ in range(planned):
+    def drawn() -> RatioInterval | None:
+        return interval(build, baseline, plan.confidence(len(build)))
+
+    for _ in range(plan.planned):
         one_round()
-    while cap and len(build) < cap and not is_settled(ratio_interval(build, baseline, confidence), threshold):
+    while plan.cap and len(build) < plan.cap and not is_settled(drawn(), threshold):
         one_round()
-    return Outcome(verdict(ratio_interval(build, baseline, confidence), threshold), len(build))
+    return Outcome(verdict(drawn(), threshold), len(build))
+
+
+def rescaled(record: list[float], cv: float) -> list[float]:
+    """The record with its log deviations from their mean scaled so that its CV is about `cv`."""
+    logs = [math.log(run) for run in record]
+    mean, spread = statistics.fmean(logs), statistics.stdev(logs)
+    factor = math.sqrt(math.log(1 + cv * cv)) / spread
+    return [math.exp(mean + (log - mean) * factor) for log in logs]
+
+
+def row(label: str, record: list[float], plan: Plan, method: str, options: argparse.Namespace) -> str:
+    shares, runs_used = {}, {}
+    for gain in GAINS:
+        rng = random.Random(options.seed)  # the same starting points and shuffles for every gain and design
+        outcomes = []
+        for _ in range(options.studies):
+            start = rng.randrange(len(record))
+            spread = history_spread(record, start)
+
+            def interval(
+                runs: list[float], base: list[float], confidence: float, spread: HostSpread = spread
+            ) -> RatioInterval | None:
+                if method == "rank":
+                    return ratio_interval(runs, base, confidence)
+                return cell_interval(runs, base, spread, confidence)
+
+            outcomes.append(simulate(record, start, rng, plan, interval, gain, options.threshold))
+        called = (Verdict.FASTER, Verdict.SLOWER) if gain == 1.0 else (Verdict.FASTER,)
+        shares[gain] = sum(o.verdict in called for o in outcomes) / len(outcomes)
+        runs_used[gain] = statistics.fmean(o.runs_per_build for o in outcomes)
+    return (
+        f"| {label} | {plan.name} | {method} | **{shares[1.0]:.1%}** | {shares[1.02]:.0%} | {shares[1.05]:.0%} "
+        f"| {shares[1.10]:.0%} | {runs_used[1.0]:.1f} / {runs_used[1.05]:.1f} |"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", default="bench/data/runs-local-select-only-c2.csv")
-    parser.add_argument("--studies", type=int, default=2000)
+    parser.add_argument("--runs", nargs="+", default=["bench/data/runs-local-select-only-c2.csv"])
+    parser.add_argument("--cvs", default="0.01,0.02,0.05")
+    parser.add_argument("--studies", type=int, default=1000)
+    parser.add_argument("--threshold", type=float, default=0.02)
     parser.add_argument("--seed", type=int, default=11)
     options = parser.parse_args()
     _interval_cost(options.seed)
-    with open(options.runs, newline="") as file:
-        record = [float(row["tps"]) for row in csv.DictReader(file)]
-    cv = coefficient_of_variation(record)
+    print(f"threshold {options.threshold:.0%}, {options.studies} simulated studies per row and gain\n")
     print(
-        f"{len(record)} recorded runs, median {statistics.median(record):.0f} TPS, CV {cv:.1%}, "
-        f"min..max {min(record):.0f}..{max(record):.0f}; {options.studies} simulated studies per row\n"
+        "| runs (CV) | design | interval | A/A: faster or slower (false alarm) | +2% called faster "
+        "| +5% called faster | +10% called faster | runs per build, mean (A/A / +5%) |"
     )
-    print(
-        "| planned rounds | adaptive cap | threshold | confidence | A/A: faster or slower (false alarm) | "
-        "A/A: too few runs | runs per build (mean) | +5% called faster | +10% called faster |"
-    )
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for design in DESIGNS:
-        print(_row(record, design, options))
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for path in options.runs:
+        with open(path, newline="") as file:
+            recorded = [float(line["tps"]) for line in csv.DictReader(file)]
+        records = [(f"{Path(path).stem}, as recorded ({coefficient_of_variation(recorded):.1%})", recorded)]
+        records += [(f"{Path(path).stem}, rescaled to {cv:.0%}", rescaled(recorded, cv)) for cv in _cvs(options)]
+        for label, record in records:
+            for plan in PLANS:
+                for method in ("rank", "pooled t"):
+                    print(row(label, record, plan, method, options), flush=True)
 
 
 def _interval_cost(seed: int) -> None:
-    """What one interval costs a page: runs a side as a study has them, and as the 1,000,000-trial bench has."""
+    """What one interval costs a page, by each method: runs a side as a study has them, and as the
+    1,000,000-trial bench has."""
     rng = random.Random(seed)
-    for runs in (5, 20, 625):
+    spread = HostSpread(0.05**2, 20)
+    for runs in (3, 5, 20, 625):
         build = [rng.gauss(1000, 50) for _ in range(runs)]
         baseline = [rng.gauss(1000, 50) for _ in range(runs)]
-        started = time.perf_counter()
         repeats = max(1, 2000 // runs)
-        for _ in range(repeats):
-            ratio_interval(build, baseline)
-        print(f"interval of {runs} runs against {runs}: {(time.perf_counter() - started) / repeats * 1000:.2f} ms")
+        for name, draw in (("rank", ratio_interval), ("pooled t", lambda a, b: cell_interval(a, b, spread))):
+            started = time.perf_counter()
+            for _ in range(repeats):
+                draw(build, baseline)
+            cost = (time.perf_counter() - started) / repeats * 1000
+            print(f"{name} interval of {runs} runs against {runs}: {cost:.3f} ms")
     print()
 
 
-def _row(record: list[float], design: tuple, options: argparse.Namespace) -> str:
-    shares = {}
-    runs_per_build = 0.0
-    too_few = 0.0
-    for gain in GAINS:
-        # The same starting points and shuffles for every gain: the rows differ only by the gain.
-        rng = random.Random(options.seed)
-        outcomes = [simulate(record, rng.randrange(len(record)), rng, design, gain) for _ in range(options.studies)]
-        if gain == 1.0:
-            shares[gain] = sum(o.verdict in (Verdict.FASTER, Verdict.SLOWER) for o in outcomes) / len(outcomes)
-            too_few = sum(o.verdict == Verdict.TOO_FEW_RUNS for o in outcomes) / len(outcomes)
-            runs_per_build = statistics.fmean(o.runs_per_build for o in outcomes)
-        else:
-            shares[gain] = sum(o.verdict == Verdict.FASTER for o in outcomes) / len(outcomes)
-    planned, cap, threshold, shared = design
-    confidence = f"{study_confidence(planned, cap):.2%}" if shared else "95% at every look (before)"
-    return (
-        f"| {planned} | {cap or 'off'} | {threshold:.0%} | {confidence} | **{shares[1.0]:.1%}** | {too_few:.0%} "
-        f"| {runs_per_build:.1f} | {shares[1.05]:.0%} | {shares[1.10]:.0%} |"
-    )
+def _cvs(options: argparse.Namespace) -> list[float]:
+    return [float(cv) for cv in options.cvs.split(",") if cv]
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from scipy import optimize, stats
 from benchdash.studies.results.uncertainty import CONFIDENCE
 
 # Points of the integration grid over the values that have not crossed yet: boundaries exact to about 1e-4.
-GRID_POINTS = 801
+GRID_POINTS = 401
 
 
 @dataclass(frozen=True)
