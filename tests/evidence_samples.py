@@ -38,8 +38,14 @@ def real_artifacts() -> dict[str, bytes]:
             parse_wait_samples((SAR_OUTPUTS / "wait_events_pgbench_c4.out").read_text())
         ).encode(),
         "perf_folded": fold_perf_script((SAR_OUTPUTS / "perf_script_pgbench_c4.txt").read_text()).encode(),
+        "table_health": real_table_health(),
     }
 
 
 def folded(stacks: dict[str, int]) -> bytes:
     return "".join(f"{stack} {count}\n" for stack, count in stacks.items()).encode()
+
+
+def real_table_health() -> bytes:
+    """The engine's table-health readings of a 3-second pgecons-update trial (4 clients, scale 1, fillfactor 80)."""
+    return (SAR_OUTPUTS / "table_health_pgecons_update_c4.json").read_bytes()

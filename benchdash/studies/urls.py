@@ -19,6 +19,7 @@ urlpatterns = [
     path("<int:pk>/evidence.csv", evidence_data.evidence_csv, name="evidence_csv"),
     path("<int:pk>/wait-events.csv", evidence_data.wait_events_csv, name="wait_events_csv"),
     path("<int:pk>/perf.csv", evidence_data.perf_csv, name="perf_csv"),
+    path("<int:pk>/table-health.csv", evidence_data.table_health_csv, name="table_health_csv"),
     path("<int:pk>/evidence.json", evidence_data.evidence_json, name="evidence_json"),
     path("trials/<int:pk>/", evidence.trial_detail, name="trial"),
     path("trials/<int:pk>/series.csv", evidence_data.trial_series_csv, name="trial_series_csv"),

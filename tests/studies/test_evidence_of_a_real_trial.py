@@ -43,7 +43,10 @@ def test_a_real_trial_with_every_collector_on_leaves_its_evidence(client, local_
         "sar": "ok",
         "wait_events": "ok",
         "perf": "ok",
+        "table_health": "ok",
     }, evidence.collectors
+    accounts = next(row for row in evidence.table_health if row["name"] == "pgbench_accounts")
+    assert accounts["updates"] == outcome.transactions and accounts["bytes_before"] > 0
     cpu = [evidence.cpu_user, evidence.cpu_system, evidence.cpu_iowait, evidence.cpu_steal, evidence.cpu_idle]
     assert sum(cpu) == pytest.approx(100, abs=2)  # nice and irq aside
     assert evidence.cpu_ms_per_transaction > 0 and evidence.cpus >= 1

@@ -48,6 +48,7 @@ def test_finishing_a_trial_stores_its_summary_once():
         "sar": "ok",
         "wait_events": "ok",
         "perf": "ok",
+        "table_health": "ok",
     }
 
 

@@ -18,7 +18,7 @@ from benchdash.studies.evidence.summary import CPU_FIELDS
 
 EvidenceKey = tuple[int, int, int]  # scenario_id, build_id, clients
 WAIT_CHANGES_LISTED = 5
-COLLECTORS = ("progress", "sar", "wait_events", "perf")
+COLLECTORS = ("progress", "sar", "wait_events", "perf", "table_health")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from benchdash.studies.evidence.bottleneck import cpu_busy
 from benchdash.studies.evidence.compare import EvidencePoint, evidence_points
 from benchdash.studies.evidence.store import evidence_rows
 from benchdash.studies.evidence.summary import CPU_FIELDS
+from benchdash.studies.evidence.table_health import FIGURES, study_table_health
 from benchdash.studies.models import Scenario, Study, TrialEvidence
 
 EVIDENCE_HEADER = (
@@ -67,6 +68,19 @@ PERF_HEADER = (
     "rank",
     "function",
     "share",
+)
+TABLE_HEALTH_HEADER = (
+    "study_id",
+    "scenario",
+    "variant",
+    "build",
+    "build_version",
+    "clients",
+    "relation",
+    "table",
+    "kind",
+    "trials",
+    *FIGURES,
 )
 SERIES_HEADER = (
     "second",
@@ -167,6 +181,13 @@ def perf_csv_rows(study: Study) -> Iterator[tuple[Any, ...]]:
         for measure, ranked in (("self", own), ("children", children)):
             for rank, entry in enumerate(ranked, start=1):
                 yield (*head, samples, measure, rank, entry["function"], entry["share"])
+
+
+def table_health_csv_rows(study: Study) -> Iterator[tuple[Any, ...]]:
+    for row in study_table_health(study):
+        head = (study.pk, row.scenario, row.variant, row.build, row.build_version, row.clients)
+        figures = (_round(row.figures[name], 4) for name in FIGURES)
+        yield (*head, row.relation, row.table, row.kind, row.trials, *figures)
 
 
 def series_csv_rows(series: Mapping[str, Any]) -> Iterator[tuple[Any, ...]]:

@@ -16,7 +16,7 @@ from benchdash.studies.models import Artifact, Study, Trial, TrialEvidence
 from workers.attempt import PROFILED_REPETITION  # perf runs beside this repetition only
 
 logger = logging.getLogger(__name__)
-EVIDENCE_KINDS = ("progress", "sar_series", "wait_events", "perf_folded")
+EVIDENCE_KINDS = ("progress", "sar_series", "wait_events", "perf_folded", "table_health")
 
 # What a page aggregating a study reads: not the per-second series nor the perf lists.
 LIGHT_FIELDS = (
@@ -81,7 +81,11 @@ def _measured_seconds(trial: Trial, study: Study) -> float | None:
 
 
 def evidence_fields(summary: TrialSummary) -> dict[str, Any]:
-    fields: dict[str, Any] = {"series": summary.series, "cpu_ms_per_transaction": summary.cpu_ms_per_transaction}
+    fields: dict[str, Any] = {
+        "series": summary.series,
+        "cpu_ms_per_transaction": summary.cpu_ms_per_transaction,
+        "table_health": summary.table_health,
+    }
     progress, sar, waits, perf = summary.progress, summary.sar, summary.waits, summary.perf
     fields.update(
         progress_seconds=progress.seconds if progress else 0,
@@ -113,12 +117,14 @@ def collector_states(trial: Trial, study: Study, summary: TrialSummary, failure:
         "sar": study.collect_sar,
         "wait_events": study.collect_wait_events,
         "perf": study.collect_perf,
+        "table_health": True,
     }
     present = {
         "progress": summary.progress is not None,
         "sar": summary.sar is not None,
         "wait_events": summary.waits is not None,
         "perf": summary.perf is not None,
+        "table_health": bool(summary.table_health),
     }
     states: dict[str, dict[str, str]] = {}
     for name, on in wanted.items():

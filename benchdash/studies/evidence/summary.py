@@ -4,7 +4,8 @@
 - sar_series (collectors.parse_sadf_json): mean CPU user/system/iowait/steal/idle, the busiest disk's
   utilisation and await, memory, and CPU time per transaction;
 - wait_events (collectors.parse_wait_samples): each wait event's share of the sampled active backends;
-- perf_folded: see perf.py.
+- perf_folded: see perf.py;
+- table_health (workers/table_health.py): a row per pgbench table and index, see table_health.py.
 
 A time series for the trial page puts them on one axis: seconds since the run started (pgbench and the
 collectors start together, so each series' first sample is its first second).
@@ -21,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from benchdash.studies.evidence.perf import PerfSummary, summarize_perf
+from benchdash.studies.evidence.table_health import summarize_table_health
 
 # A run whose per-second TPS varies more than this (standard deviation / mean, after the warm-up) is
 # flagged unstable: its mean hides a changing rate.
@@ -77,6 +79,7 @@ class TrialSummary:
     waits: WaitSummary | None = None
     perf: PerfSummary | None = None
     series: dict[str, Any] = field(default_factory=dict)
+    table_health: list[dict[str, Any]] = field(default_factory=list)
 
 
 def summarize_trial(
@@ -100,6 +103,7 @@ def summarize_trial(
         summary.series["waits"] = wait_timeline(waits)
     if artifacts.get("perf_folded"):
         summary.perf = summarize_perf(artifacts["perf_folded"].decode("utf-8", "replace"))
+    summary.table_health = summarize_table_health(_json(artifacts.get("table_health")) or {})
     return summary
 
 

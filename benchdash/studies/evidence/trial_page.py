@@ -11,6 +11,7 @@ from benchdash.studies.evidence.bottleneck import Signals, bottleneck, cpu_busy
 from benchdash.studies.evidence.compare import COLLECTORS
 from benchdash.studies.evidence.perf import with_percent
 from benchdash.studies.evidence.summary import UNSTABLE_CV, wait_shares
+from benchdash.studies.evidence.table_health import TableHealthRow, trial_table_health
 from benchdash.studies.evidence.wording import bottleneck_label, bottleneck_rule, collector_label
 from benchdash.studies.models import Trial, TrialEvidence
 
@@ -37,6 +38,7 @@ class TrialEvidenceView:
     verdict_label: str = ""
     verdict_rule: str = ""
     unstable_cv: float = UNSTABLE_CV
+    table_health: list[TableHealthRow] = field(default_factory=list)
 
     @property
     def cpu_busy(self) -> float | None:
@@ -47,7 +49,7 @@ def trial_evidence_view(trial: Trial) -> TrialEvidenceView:
     row = getattr(trial, "evidence", None)
     if row is None:
         return TrialEvidenceView(row=None)
-    view = TrialEvidenceView(row=row, collectors=_collectors(row))
+    view = TrialEvidenceView(row=row, collectors=_collectors(row), table_health=trial_table_health(row))
     if row.series:
         view.timeline = charts.trial_timeline_figure(row.series)
     if row.perf_flame:

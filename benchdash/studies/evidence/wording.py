@@ -42,4 +42,5 @@ def collector_label(name: str) -> str:
         "sar": "sar",
         "wait_events": _("wait events"),
         "perf": "perf",
+        "table_health": _("table health"),
     }.get(name, name)

@@ -43,6 +43,14 @@ def perf_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 
 @require_GET
 @read_access
+def table_health_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    study = _study(pk)
+    rows = export.table_health_csv_rows(study)
+    return csv_response(f"benchdash-study-{pk}-table-health.csv", python_csv(export.TABLE_HEALTH_HEADER, rows))
+
+
+@require_GET
+@read_access
 def evidence_json(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse(export.study_evidence_json(_study(pk)), json_dumps_params=JSON_OPTIONS)
 

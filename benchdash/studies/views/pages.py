@@ -9,6 +9,7 @@ from benchdash.access import read_access
 from benchdash.inventory.models import Build
 from benchdash.inventory.noise_display import noise_summary
 from benchdash.studies.evidence.page import study_evidence
+from benchdash.studies.evidence.table_health import study_table_health
 from benchdash.studies.filters import StudyFilterForm
 from benchdash.studies.lifecycle.progress import study_progress
 from benchdash.studies.models import Scenario, Study, Trial
@@ -53,6 +54,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "evidence": study_evidence(study, tables, perf_clients=request.GET.get("perf_clients")),
         "steps": study_steps(study),
         "procedures": scenario_procedures(study, study.scenarios.order_by("slug")),
+        "table_health": study_table_health(study),
         "settings_diff": study_settings_diff(study),
         "noise": noise_summary(study.noise_check),
         "progress": study_progress(study),
