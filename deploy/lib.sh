@@ -43,6 +43,8 @@ missing_packages() {
   # the browser tests (tests/browser/): Debian's chromium, driven through Debian's chromedriver
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+  # the report PDF embeds a Japanese font (benchdash/reports/pdf.py); the browser draws Japanese pages with it too
+  [ -f /usr/share/fonts/opentype/ipaexfont-gothic/ipaexg.ttf ] || missing+=(fonts-ipaexfont-gothic)
   command -v runuser >/dev/null || missing+=(util-linux)
   command -v sudo >/dev/null || missing+=(sudo)  # the app's account reaches the clusters' account (below)
   python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)

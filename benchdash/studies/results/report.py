@@ -9,8 +9,9 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from benchdash.studies.models import Study
-from benchdash.studies.results.tables import BuildColumn, ScenarioTable
+from benchdash.studies.models import Scenario, Study
+from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.tables import BuildColumn, ScenarioTable, scenario_tables
 
 
 class ConclusionsForm(forms.ModelForm):
@@ -19,6 +20,13 @@ class ConclusionsForm(forms.ModelForm):
         fields = ["conclusions"]
         widgets = {"conclusions": forms.Textarea(attrs={"rows": 8})}
         help_texts = {"conclusions": _("What the figures show and why, as it goes into the yearly report.")}
+
+
+def study_tables(study: Study) -> list[ScenarioTable]:
+    """The study's comparison tables, a scenario each, named as its scenarios are."""
+    points = study_results(study)
+    names = dict(Scenario.objects.filter(id__in={point.scenario_id for point in points}).values_list("id", "name"))
+    return scenario_tables(points, study.baseline_id, names)
 
 
 def report_columns(tables: Sequence[ScenarioTable]) -> list[BuildColumn]:

@@ -32,7 +32,9 @@ def study_list(request: HttpRequest) -> HttpResponse:
         .annotate(succeeded=Count("trials", filter=Q(trials__status=Trial.Status.SUCCEEDED)), total=Count("trials"))
         .order_by("-year", "title", "pk")
     )
-    return render(request, "studies/list.html", {"studies": filters.filter(studies), "filters": filters})
+    report_years = Study.objects.filter(official=True).order_by("-year").values_list("year", flat=True).distinct()
+    ctx = {"studies": filters.filter(studies), "filters": filters, "report_years": report_years}
+    return render(request, "studies/list.html", ctx)
 
 
 @read_access

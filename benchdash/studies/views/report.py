@@ -9,25 +9,17 @@ from django.views.decorators.http import require_GET, require_POST
 
 from benchdash.access import read_access
 from benchdash.studies.csv_export import csv_response, python_csv
-from benchdash.studies.models import Scenario, Study
-from benchdash.studies.results.charts import tps_by_clients_figure
-from benchdash.studies.results.queries import study_results
-from benchdash.studies.results.report import ConclusionsForm, report_columns, report_header, report_rows
-from benchdash.studies.results.tables import ScenarioTable, scenario_tables
+from benchdash.studies.models import Study
+from benchdash.studies.results.charts import statistic_axis_title, tps_by_clients_figure
+from benchdash.studies.results.report import ConclusionsForm, report_columns, report_header, report_rows, study_tables
 
 CONCLUSIONS_PERMISSION = "studies.change_study"
-
-
-def _tables(study: Study) -> list[ScenarioTable]:
-    points = study_results(study)
-    names = dict(Scenario.objects.filter(id__in={point.scenario_id for point in points}).values_list("id", "name"))
-    return scenario_tables(points, study.baseline_id, names)
 
 
 @read_access
 def study_report(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study.objects.select_related("db_host", "baseline"), pk=pk)
-    tables = _tables(study)
+    tables = study_tables(study)
     ctx = {
         "study": study,
         "sections": [
@@ -35,6 +27,7 @@ def study_report(request: HttpRequest, pk: int) -> HttpResponse:
             for table in tables
         ],
         "columns": report_columns(tables),
+        "value_heading": statistic_axis_title(study.statistic),
         "form": ConclusionsForm(instance=study),
         "can_edit": request.user.has_perm(CONCLUSIONS_PERMISSION),
     }
@@ -45,7 +38,7 @@ def study_report(request: HttpRequest, pk: int) -> HttpResponse:
 @read_access
 def report_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     study = get_object_or_404(Study, pk=pk)
-    tables = _tables(study)
+    tables = study_tables(study)
     columns = report_columns(tables)
     rows = report_rows(tables, columns)
     return csv_response(f"benchdash-study-{pk}-report.csv", python_csv(report_header(columns), rows))

@@ -14,6 +14,7 @@ from benchdash.studies.forms import StudyForm
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.progress import study_progress
 from benchdash.studies.models import Study
+from benchdash.studies.rerun import rerun_initial
 
 QUEUE_PERMISSION = "studies.add_study"
 CANCEL_PERMISSION = "studies.cancel_study"
@@ -27,7 +28,10 @@ QUEUE_UNREACHABLE = gettext_lazy(
 @permission_required(QUEUE_PERMISSION, raise_exception=True)
 def study_new(request: HttpRequest) -> HttpResponse:
     """GET shows the form; POST "preview" shows the trial count and time; POST "queue" saves and queues."""
-    form = StudyForm(request.POST) if request.method == "POST" else StudyForm()
+    initial = rerun_initial(request.GET.get("from"))
+    if initial is None:
+        messages.warning(request, _("There is no study %(id)s to run again.") % {"id": request.GET["from"]})
+    form = StudyForm(request.POST) if request.method == "POST" else StudyForm(initial=initial or {})
     if request.method == "POST" and form.is_valid() and "queue" in request.POST:
         study = services.study_create(data=form.cleaned_data, created_by=request.user)
         count = {"count": study.trials.count()}

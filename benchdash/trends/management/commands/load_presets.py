@@ -11,13 +11,18 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from benchdash.studies.preset_sync import presets_sync
+from benchdash.trends.conclusions import load_published_conclusions
 from benchdash.trends.importer import ImportRejected, import_published_results
 
 PUBLISHED_RESULTS = Path(settings.BASE_DIR) / "data" / "published_results.csv"
+PUBLISHED_CONCLUSIONS = Path(settings.BASE_DIR) / "data" / "published_conclusions.csv"
 
 
 class Command(BaseCommand):
-    help = "Load the seeds' scenarios and study presets, and import data/published_results.csv."
+    help = (
+        "Load the seeds' scenarios and study presets, import data/published_results.csv, and put the seeds' "
+        "conclusions (data/published_conclusions.csv) with their studies."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--results", default=str(PUBLISHED_RESULTS), help="published results CSV to import")
@@ -31,6 +36,8 @@ class Command(BaseCommand):
         unchanged = sum(action == "left" for _, action in actions)
         self.stdout.write(f"presets: {len(actions) - unchanged} created or updated, {unchanged} unchanged")
         self._import_history(Path(str(options["results"])))
+        written = load_published_conclusions(PUBLISHED_CONCLUSIONS.read_bytes())
+        self.stdout.write(f"published conclusions {PUBLISHED_CONCLUSIONS.name}: {written} written")
 
     def _import_history(self, path: Path) -> None:
         try:
