@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import path, re_path
 
 from benchdash.trends import views, views_csv
 
@@ -6,4 +6,5 @@ app_name = "trends"
 urlpatterns = [
     path("", views.index, name="index"),
     path("trends.csv", views_csv.trends_csv, name="csv"),
+    re_path(r"^versions/(?P<version>\d+(?:\.\d+){0,2})/$", views.version, name="version"),
 ]

@@ -7,6 +7,7 @@ from benchdash.access import read_access
 from benchdash.studies.models import Study
 from benchdash.trends.page import trend_sections
 from benchdash.trends.queries import trends_data
+from benchdash.trends.versions import version_history
 
 
 @read_access
@@ -14,3 +15,9 @@ def index(request: HttpRequest) -> HttpResponse:
     trends = trends_data()
     studies = Study.objects.in_bulk({ref.study_id for trend in trends for ref in trend.studies})
     return render(request, "trends/index.html", {"sections": trend_sections(trends, studies)})
+
+
+@read_access
+def version(request: HttpRequest, version: str) -> HttpResponse:
+    """Every figure of a major (/versions/14/) or a minor (/versions/14.3/) from every study."""
+    return render(request, "trends/version.html", {"history": version_history(version)})
