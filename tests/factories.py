@@ -5,7 +5,7 @@ from itertools import count
 import factory
 
 from benchdash.inventory.models import Build, Host
-from benchdash.studies.models import Scenario, Study, Trial
+from benchdash.studies.models import Scenario, Study, Trial, Variant
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.store import points_refresh
@@ -71,8 +71,11 @@ class StudyFactory(factory.django.DjangoModelFactory):
 
     @factory.post_generation
     def builds(self, create: bool, extracted: list[Build] | None, **kwargs: object) -> None:
+        """The builds, each the study's variant as study_create makes them (the baseline build's is the baseline)."""
         if create and extracted:
             self.builds.set(extracted)
+            for build in extracted:
+                variant_of(self, build)
 
     @factory.post_generation
     def scenarios(self, create: bool, extracted: list[Scenario] | None, **kwargs: object) -> None:
@@ -87,6 +90,7 @@ class TrialFactory(factory.django.DjangoModelFactory):
 
     study = factory.SubFactory(StudyFactory)
     build = factory.SubFactory(BuildFactory)
+    variant = factory.LazyAttribute(lambda trial: variant_of(trial.study, trial.build))
     scenario = factory.SubFactory(ScenarioFactory)
     host = factory.SelfAttribute("study.db_host")
     clients = 1
@@ -102,6 +106,11 @@ class TrialFactory(factory.django.DjangoModelFactory):
             points_refresh(
                 study_id=self.study_id, build_id=self.build_id, scenario_id=self.scenario_id, clients=self.clients
             )
+
+
+def variant_of(study: Study, build: Build) -> Variant:
+    """The study's variant of this build alone, made as the migration and study_create make it when missing."""
+    return Variant.objects.of_build(study, build)
 
 
 def succeeded_trial(

@@ -76,7 +76,8 @@ def run_study_trial(self: Any, trial_id: int) -> str:
     else:
         trial = run_and_store(trial)
     if trial.status != Trial.Status.RUNNING:  # running: a later attempt has it, and its end goes on
-        with_store_retry(lambda: services.study_continue(study_id=trial.study_id), "send the next trial")
+        next_on_host = partial(services.study_continue, study_id=trial.study_id, host_id=trial.host_id)
+        with_store_retry(next_on_host, "send the next trial")
     logger.info("trial %s of study %s: %s %s", trial.pk, trial.study_id, trial.status, trial.tps)
     return str(trial.status)
 
@@ -171,14 +172,15 @@ def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:
 
 
 @shared_task(bind=True, max_retries=STUDY_END_WAIT_S // STUDY_END_POLL_S)
-def clear_study_clusters(self: Any, study_id: int) -> list[str]:
-    """After a study ended or was cancelled, on its DB host's queue: once none of its trials runs any more (a
-    cancelled one stops within seconds), remove the host's clusters that nothing needs (benchdash/queue/work_dir.py:
-    the study's own among them, unless it keeps its data)."""
+def clear_study_clusters(self: Any, study_id: int, host_name: str = "") -> list[str]:
+    """After a study ended or was cancelled, on the queue of one of its DB hosts (host_name; empty: the study's):
+    once none of its trials runs any more (a cancelled one stops within seconds), remove the host's clusters that
+    nothing needs (benchdash/queue/work_dir.py: the study's own among them, unless it keeps its data)."""
     close_old_connections()
     if Trial.objects.filter(study_id=study_id, status=Trial.Status.RUNNING).exists():
         raise self.retry(countdown=STUDY_END_POLL_S)
-    host = Host.objects.filter(db_studies=study_id).first()
+    hosts = Host.objects.filter(name=host_name) if host_name else Host.objects.filter(db_studies=study_id)
+    host = hosts.first()
     return clear_host_clusters(host, clear_kept=False) if host is not None else []
 
 

@@ -24,9 +24,12 @@ from benchdash.studies.validation import (
     max_duration_s,
     study_disk_estimate,
 )
+from benchdash.studies.variant_checks import variant_problems
+from benchdash.studies.variant_design import Axis, design_variants, parse_axes, parse_picks
 from workers.spec import RunOrder
 
 MAX_REPETITIONS = 50
+MAX_VARIANTS = 64
 
 
 def build_label(build: Build) -> str:
@@ -56,6 +59,23 @@ class StudyForm(forms.Form):
         ),
     )
     baseline = forms.ModelChoiceField(label=_("baseline build"), queryset=Build.objects.all())
+    vary = forms.CharField(
+        label=_("vary"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_(
+            "One axis per line, crossed with the builds into variants: checksums=off,on; wal_segsize=16,64; "
+            "locale=C,ja_JP.UTF-8; encoding=UTF8,EUC_JP; cpus=1,2; fillfactor=100,80; host=local,target2; "
+            "transactions=10,100 (pgbench -t); connect=off,on (pgbench -C); setting:shared_buffers=128MB,1GB. "
+            "Empty: the builds alone."
+        ),
+    )
+    baseline_variant = forms.CharField(
+        label=_("baseline variant"),
+        required=False,
+        max_length=500,
+        help_text=_("The baseline build's variant with these values, e.g. 'checksums=off'. Empty: each axis's first."),
+    )
     scenarios = forms.ModelMultipleChoiceField(
         label=_("scenarios"), queryset=Scenario.objects.all(), widget=forms.CheckboxSelectMultiple
     )
@@ -149,13 +169,42 @@ class StudyForm(forms.Form):
         percent = self.cleaned_data.get("threshold")
         return DEFAULT_THRESHOLD if percent is None else float(percent) / 100
 
+    def clean_vary(self) -> list[Axis]:
+        return parse_axes(self.cleaned_data.get("vary", "").splitlines())
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         check_study(cleaned, self.add_error)
+        self._design_variants(cleaned)
         cap, planned = cleaned.get("max_repetitions"), cleaned.get("repetitions")
         if cap is not None and planned is not None and cap <= planned:
             self.add_error("max_repetitions", _("More than the planned repetitions, or empty (off)."))
         return cleaned
+
+    def _design_variants(self, cleaned: dict[str, Any]) -> None:
+        """The variants of the builds and axes (cleaned["variants"]), each checked as every study is, on its host."""
+        axes, builds = cleaned.get("vary"), cleaned.get("builds")
+        if axes is None or not builds:
+            return
+        try:
+            picks = parse_picks(cleaned.get("baseline_variant", ""), axes)
+        except forms.ValidationError as error:
+            self.add_error("baseline_variant", error)
+            return
+        variants = design_variants(builds, cleaned.get("baseline"), axes, picks)
+        if len(variants) > MAX_VARIANTS:
+            message = _("%(count)s variants: at most %(maximum)s in one study.")
+            self.add_error(
+                "vary", forms.ValidationError(message, params={"count": len(variants), "maximum": MAX_VARIANTS})
+            )
+            return
+        catalogs, _missing = build_catalogs(builds)
+        study_settings = cleaned.get("pg_settings") or {}
+        for variant in variants:
+            host = variant.db_host or cleaned.get("db_host")
+            for problem in variant_problems(variant, host, study_settings, catalogs):
+                self.add_error("vary", problem)
+        cleaned["variants"] = variants
 
     def preset_defaults(self) -> dict[int, dict[str, str]]:
         """What picking a preset fills in, for the page's script."""
@@ -187,6 +236,7 @@ class StudyForm(forms.Form):
         disk = study_disk_estimate(self.cleaned_data, catalogs)
         return {
             "trials": len(planned),
+            "variants": self.cleaned_data.get("variants") or [],
             "resets": resets,
             "minutes": round(self.estimated_seconds() / 60, 1),
             "connection_limit": connection_limit(self.cleaned_data["pg_settings"], catalogs),

@@ -23,7 +23,7 @@ from typing import Any
 from django.db import transaction
 
 from benchdash.inventory.models import Build, version_sort_key
-from benchdash.studies.models import Scenario, Study, Trial
+from benchdash.studies.models import Scenario, Study, Trial, Variant
 from benchdash.studies.results.store import points_refresh
 from benchdash.trends.encodings import EncodingRejected, decode_csv_bytes
 from benchdash.trends.import_rows import BOOLEANS, csv_problem, positive_int, row_problems
@@ -252,6 +252,7 @@ def _complete_study(study: Study, builds: Iterable[Build], scenarios: Iterable[S
     study.client_levels = sorted(set(trials.values_list("clients", flat=True)))
     study.baseline = min(study.builds.all(), key=lambda build: version_sort_key(build.version))
     study.save(update_fields=["client_levels", "baseline"])
+    Variant.objects.mark_baseline(study)
 
 
 def _import_study(rows: list[PublishedRow], scenarios: dict[str, Scenario], summary: ImportSummary) -> None:
@@ -261,10 +262,12 @@ def _import_study(rows: list[PublishedRow], scenarios: dict[str, Scenario], summ
     )
     builds = {row.pg_version: _published_build(row.pg_version, summary) for row in rows}
     new_rows = [row for row in rows if row.trial_key not in existing]
+    variants = {version: Variant.objects.of_build(study, build) for version, build in builds.items()}
     Trial.objects.bulk_create(
         Trial(
             study=study,
             build=builds[row.pg_version],
+            variant=variants[row.pg_version],
             scenario=scenarios[row.scenario],
             clients=row.clients,
             conditions=row.conditions,

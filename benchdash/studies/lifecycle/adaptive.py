@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from django.db import transaction
 from django.db.models import Count, Max
 
-from benchdash.studies.lifecycle.plan import ScenarioRule, plan_round
+from benchdash.studies.lifecycle.plan import ScenarioRule, VariantRef, plan_round
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.queries import study_results
@@ -38,6 +38,14 @@ def cells_to_repeat(
             continue
         cells |= {(p.build_id, p.scenario_id, p.clients) for p in (point, baseline)}
     return {cell for cell in cells if trials.get(cell, 0) < cap}
+
+
+def _variants_by_build(study: Study) -> dict[int, list[VariantRef]]:
+    """Each build's variants: a cell of a build runs again for each of them."""
+    variants: dict[int, list[VariantRef]] = {}
+    for variant_id, build_id in study.variants.values_list("pk", "build_id"):
+        variants.setdefault(build_id, []).append(VariantRef(build_id, variant_id))
+    return variants
 
 
 def study_extend(*, study_id: int) -> int:
@@ -70,5 +78,6 @@ def study_extend(*, study_id: int) -> int:
             seed=study.seed,
             first_position=(last["position"] or 0) + 1,
             order=study.run_order,
+            variants=_variants_by_build(study),
         )
         return study.add_planned_trials(planned)

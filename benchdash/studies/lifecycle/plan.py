@@ -1,11 +1,12 @@
-"""A study's plan: every build x scenario x clients x repetition, in the order its procedure says: shuffled
-per round as the fixed-point observation does, or fixed, client levels ascending, as the 2020 Windows study did.
+"""A study's plan: every variant (a build, or a build and more) x scenario x clients x repetition, in the order its
+procedure says: shuffled per round as the fixed-point observation does, or fixed, client levels ascending, as the
+2020 Windows study did.
 
 Pure functions over plain data: no models, no database.
 """
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -14,11 +15,6 @@ from workers.spec import Prewarm, Reset, RunOrder
 
 class Row(Protocol):
     pk: int
-
-
-class ScenarioRow(Row, Protocol):
-    reset: str
-    prewarm: str
 
 
 @dataclass(frozen=True)
@@ -30,6 +26,14 @@ class ScenarioRule:
     prewarm: str = Prewarm.NONE
 
 
+@dataclass(frozen=True, order=True)
+class VariantRef:
+    """What the plan needs to know of a variant: its build, and its id (0: the build alone, before variants)."""
+
+    build_id: int
+    variant_id: int = 0
+
+
 @dataclass(frozen=True)
 class PlannedTrial:
     position: int
@@ -39,37 +43,20 @@ class PlannedTrial:
     repetition: int
     reset_data: bool
     prewarm: bool = False
+    variant_id: int | None = None
 
 
-def plan_study(
-    *,
-    builds: Iterable[Row],
-    scenarios: Iterable[ScenarioRow],
-    client_levels: Sequence[int],
-    repetitions: int,
-    seed: int,
-    order: str = RunOrder.RANDOM,
+def plan_design(
+    design: Mapping[str, Any], repetitions: int | None = None, variants: Sequence[VariantRef] = ()
 ) -> list[PlannedTrial]:
-    """The plan of a study's builds and scenarios (rows, or anything with pk, reset and prewarm), taken in id
-    order so that the form's preview and the queued study get the same plan from the same choices."""
-    return plan_trials(
-        build_ids=sorted(build.pk for build in builds),
-        scenarios=[
-            ScenarioRule(scenario.pk, scenario.reset, scenario.prewarm) for scenario in sorted(scenarios, key=_pk)
-        ],
-        client_levels=client_levels,
-        repetitions=repetitions,
-        seed=seed,
-        order=order,
-    )
-
-
-def plan_design(design: Mapping[str, Any], repetitions: int | None = None) -> list[PlannedTrial]:
     """The plan of a study design as StudyForm.cleaned_data holds it: what the form previews and study_create queues
-    (with other repetitions: the cap's worst case)."""
-    return plan_study(
-        builds=design["builds"],
-        scenarios=design["scenarios"],
+    (with other repetitions: the cap's worst case). Without saved variants (the preview) each of the design's
+    variants is numbered by its place, from 1, and its trials carry that number."""
+    designed = design.get("variants") or []
+    return plan_trials(
+        build_ids=sorted(build.pk for build in design["builds"]),
+        variants=variants or [VariantRef(variant.build.pk, number) for number, variant in enumerate(designed, 1)],
+        scenarios=[ScenarioRule(row.pk, row.reset, row.prewarm) for row in sorted(design["scenarios"], key=_pk)],
         client_levels=design["client_levels"],
         repetitions=repetitions or design["repetitions"],
         seed=design["seed"],
@@ -83,7 +70,8 @@ def _pk(row: Row) -> int:
 
 def plan_trials(
     *,
-    build_ids: Sequence[int],
+    build_ids: Sequence[int] = (),
+    variants: Sequence[VariantRef] = (),
     scenarios: Sequence[ScenarioRule],
     client_levels: Sequence[int],
     repetitions: int,
@@ -92,27 +80,28 @@ def plan_trials(
 ) -> list[PlannedTrial]:
     """Expand a study into its trials, in run order.
 
-    1. Each repetition is one round holding every build x scenario x clients once.
+    0. The variants, each a build and an id, are in the given order; without them, each build is one.
+    1. Each repetition is one round holding every variant x scenario x clients once.
     2. Order "random": the rounds are shuffled one after another by one random.Random(seed), as the seeds
        do it ("randomly ordered, repeated 3 times"): the same seed gives the same order. Order "ascending":
        every round in the same fixed order, build by build, scenario by scenario, client levels ascending
        ("in the above order, once each, three rounds").
     3. position is the index in the concatenated rounds.
     4. reset_data follows the scenario's rule: "trial" resets every trial; "round" the first trial of each
-       build + scenario (its own data) in each round; "once" the first trial of that build + scenario.
+       variant + scenario (its own data) in each round; "once" the first trial of that variant + scenario.
     5. prewarm follows the scenario's prewarm rule: "trial" every trial; "round" the first trial of each
-       build + scenario in each round; "none" never.
+       variant + scenario in each round; "none" never.
     """
     rng = random.Random(seed)
     rules = {rule.scenario_id: rule for rule in scenarios}
     points = [
-        (build_id, rule.scenario_id, clients)
-        for build_id in build_ids
+        (variant, rule.scenario_id, clients)
+        for variant in variants or [VariantRef(build_id) for build_id in build_ids]
         for rule in scenarios
         for clients in (sorted(client_levels) if order == RunOrder.ASCENDING else client_levels)
     ]
     planned: list[PlannedTrial] = []
-    seen_once: set[tuple[int, int]] = set()
+    seen_once: set[tuple[VariantRef, int]] = set()
     for repetition in range(1, repetitions + 1):
         round_points = list(points)
         if order != RunOrder.ASCENDING:
@@ -129,32 +118,39 @@ def plan_round(
     seed: int,
     first_position: int,
     order: str = RunOrder.RANDOM,
+    variants: Mapping[int, Sequence[VariantRef]] | None = None,
 ) -> list[PlannedTrial]:
     """One more round of some cells (build, scenario, clients), after the planned rounds: adaptive repetitions.
 
-    Shuffled by random.Random of the seed and the round's number, so that a study's extra rounds are as
+    Each cell runs for every variant of its build that `variants` (build id -> variants) names, or for the build
+    alone. Shuffled by random.Random of the seed and the round's number, so that a study's extra rounds are as
     random and as repeatable as its planned ones ("ascending": build, scenario, clients in order). The data
     and prewarm rules apply as in any later round: "once" data exists already."""
-    ordered = sorted(cells)
+    of_build = variants or {}
+    ordered = sorted(
+        (variant, scenario_id, clients)
+        for build_id, scenario_id, clients in cells
+        for variant in of_build.get(build_id) or [VariantRef(build_id)]
+    )
     if order != RunOrder.ASCENDING:
         random.Random(f"{seed}:{repetition}").shuffle(ordered)
     rules = {rule.scenario_id: rule for rule in scenarios}
-    already = {(build_id, scenario_id) for build_id, scenario_id, _clients in ordered}
+    already = {(variant, scenario_id) for variant, scenario_id, _clients in ordered}
     return _round(ordered, rules, repetition, first_position, already)
 
 
 def _round(
-    round_points: Sequence[tuple[int, int, int]],
+    round_points: Sequence[tuple[VariantRef, int, int]],
     rules: dict[int, ScenarioRule],
     repetition: int,
     first_position: int,
-    seen_once: set[tuple[int, int]],
+    seen_once: set[tuple[VariantRef, int]],
 ) -> list[PlannedTrial]:
-    """The trials of one round in the given order; seen_once (the build + scenario data made so far) grows."""
+    """The trials of one round in the given order; seen_once (the variant + scenario data made so far) grows."""
     planned: list[PlannedTrial] = []
-    seen_in_round: set[tuple[int, int]] = set()
-    for build_id, scenario_id, clients in round_points:
-        data = (build_id, scenario_id)
+    seen_in_round: set[tuple[VariantRef, int]] = set()
+    for variant, scenario_id, clients in round_points:
+        data = (variant, scenario_id)
         first_in_round, first_in_study = data not in seen_in_round, data not in seen_once
         seen_in_round.add(data)
         seen_once.add(data)
@@ -162,7 +158,18 @@ def _round(
         reset = _by_rule(rule.reset, first_in_round, first_in_study)
         prewarm = _by_rule(rule.prewarm, first_in_round, first_in_study=False)
         position = first_position + len(planned)
-        planned.append(PlannedTrial(position, build_id, scenario_id, clients, repetition, reset, prewarm))
+        planned.append(
+            PlannedTrial(
+                position,
+                variant.build_id,
+                scenario_id,
+                clients,
+                repetition,
+                reset,
+                prewarm,
+                variant.variant_id or None,
+            )
+        )
     return planned
 
 

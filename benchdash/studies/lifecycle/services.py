@@ -8,7 +8,7 @@ database, not the broker, decides who runs what. Every claim opens an Attempt; o
 that made them commits, and a broker that cannot take one leaves the trial for beat to send.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, cast
@@ -20,10 +20,11 @@ from django.db.models.functions import Concat
 
 from benchdash.store_clock import StoreNow, store_now
 from benchdash.studies.lifecycle.adaptive import study_extend
-from benchdash.studies.lifecycle.plan import plan_design
+from benchdash.studies.lifecycle.plan import VariantRef, plan_design
 from benchdash.studies.lifecycle.signals import send_study_ended_after_commit, send_trial_after_commit
-from benchdash.studies.models import Attempt, Study, Trial
+from benchdash.studies.models import Attempt, Study, Trial, Variant
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
+from benchdash.studies.variant_design import build_variants
 from workers.spec import RunOrder
 
 ACTIVE = (Study.Status.QUEUED, Study.Status.RUNNING)
@@ -60,10 +61,22 @@ def study_create(*, data: Mapping[str, Any], created_by: Any = None) -> Study:
         run_order=data.get("run_order") or RunOrder.RANDOM,
         created_by=created_by if getattr(created_by, "pk", None) else None,
     )
-    study.builds.set(data["builds"])
     study.scenarios.set(data["scenarios"])
-    study.add_planned_trials(plan_design(data))
+    variants = study_variants_save(study, data.get("variants") or build_variants(data["builds"], data["baseline"]))
+    study.add_planned_trials(plan_design(data, variants=[VariantRef(row.build_id, row.pk) for row in variants]))
     return study
+
+
+def study_variants_save(study: Study, designed: Sequence[Variant]) -> list[Variant]:
+    """Save the designed (unsaved) variants as the study's, in their order; its builds and baseline build follow."""
+    for position, variant in enumerate(designed):
+        variant.study, variant.position = study, position
+    variants = Variant.objects.bulk_create(designed)
+    study.builds.set({variant.build_id for variant in variants})
+    baseline = next((variant.build_id for variant in variants if variant.baseline), None)
+    Study.objects.filter(pk=study.pk).update(baseline_id=baseline)
+    study.baseline_id = baseline
+    return variants
 
 
 class Queued(StrEnum):
@@ -186,35 +199,42 @@ def trial_heartbeat(*, trial_id: int, attempt: int) -> bool:
     return bool(current.update(heartbeat_at=StoreNow()))
 
 
-def study_continue(*, study_id: int) -> Trial | None:
-    """After a trial: send the next pending trial's task (or of a round that adaptive repetitions add), or settle
-    the study when none is left."""
+def study_continue(*, study_id: int, host_id: int | None = None) -> Trial | None:
+    """After a trial on host_id: send the next pending trial's task on that host (each DB host of a study runs its
+    own trials one after another, the hosts at the same time), or, when no trial is left anywhere, the first of a
+    round that adaptive repetitions add on each host; settle the study when none is left."""
     with transaction.atomic():
-        next_trial = _next_pending_or_extended(study_id)
-        if next_trial is None:
+        next_trials = _next_pending_or_extended(study_id, host_id)
+        if not next_trials:
             _settle(study_id)
             return None
-        retrying = next_trial.attempts > 0
-        send_trial_after_commit(next_trial.pk, countdown=RETRY_COUNTDOWN_S if retrying else 0)
-        return next_trial
+        for next_trial in next_trials:
+            retrying = next_trial.attempts > 0
+            send_trial_after_commit(next_trial.pk, countdown=RETRY_COUNTDOWN_S if retrying else 0)
+        return next_trials[0]
 
 
-def _next_pending(study_id: int) -> Trial | None:
-    """The study's next trial to run; a pending trial with no attempt left (the cap was lowered) fails on the way."""
+def _next_pending(study_id: int, host_id: int | None = None) -> list[Trial]:
+    """The study's next trial to run on host_id, or (None) on each of its DB hosts that runs none of its trials now;
+    a pending trial with no attempt left (the cap was lowered) fails on the way."""
     pending = Trial.objects.filter(_study_is(*ACTIVE), study_id=study_id, status=Trial.Status.PENDING)
     pending.filter(attempts__gte=settings.TRIAL_MAX_ATTEMPTS).update(
         status=Trial.Status.FAILED,
         error=Concat(F("error"), Value(f" (no attempt left of {settings.TRIAL_MAX_ATTEMPTS})")),
         finished_at=StoreNow(),
     )
-    return pending.order_by("position").first()
+    if host_id is not None:
+        return list(pending.filter(host_id=host_id).order_by("position")[:1])
+    busy = Trial.objects.filter(study_id=study_id, status=Trial.Status.RUNNING).values("host_id")
+    firsts = pending.exclude(host_id__in=busy).order_by("host_id", "position").distinct("host_id")
+    return sorted(firsts, key=lambda trial: trial.position or 0)
 
 
-def _next_pending_or_extended(study_id: int) -> Trial | None:
-    next_trial = _next_pending(study_id)
-    if next_trial is None and study_extend(study_id=study_id):
+def _next_pending_or_extended(study_id: int, host_id: int | None = None) -> list[Trial]:
+    next_trials = _next_pending(study_id, host_id)
+    if not next_trials and study_extend(study_id=study_id):
         return _next_pending(study_id)
-    return next_trial
+    return next_trials
 
 
 def _settle(study_id: int) -> None:
@@ -229,8 +249,8 @@ def _settle(study_id: int) -> None:
 
 
 def _send_next_trial(study_id: int, report: Callable[[bool], object] | None = None) -> None:
-    next_trial = _next_pending(study_id)
-    if next_trial is not None:
+    """Send the first pending trial of each of the study's DB hosts."""
+    for next_trial in _next_pending(study_id):
         send_trial_after_commit(next_trial.pk, report=report)
 
 
@@ -240,23 +260,22 @@ def trials_orphaned(*, broker_emptied: bool = False) -> list[int]:
     1. A running trial whose heartbeat is older than TRIAL_STALE_AFTER_S lost its worker: its attempt
        is marked lost, and the trial goes back to pending, or to failed when that was its last attempt
        (cancelled when its study was cancelled meanwhile).
-    2. An active study with no running trial whose next pending trial has had no task on its way for
-       that long gets that trial's task again, or at once when the broker lost its data (broker_emptied:
-       the task it held is gone). A duplicate is harmless: only one claim succeeds.
+    2. Each DB host of an active study that runs none of its trials, whose next pending trial there has had no
+       task on its way for that long, gets that trial's task again, or at once when the broker lost its data
+       (broker_emptied: the task it held is gone). A duplicate is harmless: only one claim succeeds.
     """
     cutoff = store_now() - timedelta(seconds=settings.TRIAL_STALE_AFTER_S)
     _put_back_lost(cutoff)
     resend: list[int] = []
     for study_id in Study.objects.filter(status__in=ACTIVE).values_list("pk", flat=True):
         with transaction.atomic():
-            if Trial.objects.filter(study_id=study_id, status=Trial.Status.RUNNING).exists():
-                continue
-            next_trial = _next_pending_or_extended(study_id)
-            if next_trial is None:
+            next_trials = _next_pending_or_extended(study_id)
+            if not next_trials:
                 _settle(study_id)
-            elif broker_emptied or next_trial.heartbeat_at is None or next_trial.heartbeat_at < cutoff:
-                send_trial_after_commit(next_trial.pk)
-                resend.append(next_trial.pk)
+            for next_trial in next_trials:
+                if broker_emptied or next_trial.heartbeat_at is None or next_trial.heartbeat_at < cutoff:
+                    send_trial_after_commit(next_trial.pk)
+                    resend.append(next_trial.pk)
     return resend
 
 

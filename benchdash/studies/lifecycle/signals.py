@@ -13,11 +13,11 @@ from django.db import transaction
 from django.dispatch import Signal
 
 from benchdash.store_clock import StoreNow
-from benchdash.studies.models import Study, Trial
+from benchdash.studies.models import Study, Trial, Variant
 
 # Sent after commit with trial_id, queue (the DB host's name, or None), countdown and report.
 trial_due = Signal()
-# Sent after commit with study_id and host_name (its DB host's).
+# Sent after commit with study_id, host_name (its DB host's) and host_names (every DB host of its variants).
 study_ended = Signal()
 
 
@@ -38,7 +38,12 @@ def send_trial_after_commit(
 
 
 def send_study_ended_after_commit(study_id: int) -> None:
-    """Have study_ended sent once this transaction commits: the queue clears the study's clusters from its DB host."""
+    """Have study_ended sent once this transaction commits: the queue clears the study's clusters from its DB host
+    and from each other DB host its variants ran on (host_names)."""
     host_name = Study.objects.filter(pk=study_id).values_list("db_host__name", flat=True).first()
+    variant_hosts = Variant.objects.filter(study_id=study_id, db_host__isnull=False)
+    names = {host_name, *variant_hosts.values_list("db_host__name", flat=True)}
+    host_names = sorted(name for name in names if name)
     if host_name:
-        transaction.on_commit(partial(study_ended.send, sender=Study, study_id=study_id, host_name=host_name))
+        ended = partial(study_ended.send, sender=Study, study_id=study_id, host_name=host_name, host_names=host_names)
+        transaction.on_commit(ended)

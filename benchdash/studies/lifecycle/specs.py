@@ -12,7 +12,8 @@ from django.db import connection
 from django.db.models import F
 
 from benchdash.inventory.models import Build, Host
-from benchdash.studies.models import Attempt, Scenario, Study, Trial
+from benchdash.studies.models import Attempt, Scenario, Study, Trial, Variant
+from workers.initdb_options import InitdbOptions
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
 
 Spec = TypeVar("Spec", HostSpec, BuildSpec, ScenarioSpec)
@@ -36,18 +37,22 @@ def scenario_spec(scenario: Scenario) -> ScenarioSpec:
 
 
 def trial_spec(trial: Trial) -> TrialSpec:
-    """The plain data the engine runs from; a retried attempt starts from fresh data and reads the facts again."""
-    trial = Trial.objects.select_related("study__db_host", "study__client_host", "build", "scenario").get(pk=trial.pk)
+    """The plain data the engine runs from; a retried attempt starts from fresh data and reads the facts again.
+    The trial's variant (if it has one) gives its host, cluster options, settings on top of the study's,
+    fillfactor, CPUs and workload."""
+    related = ("study__db_host", "study__client_host", "host", "build", "scenario", "variant")
+    trial = Trial.objects.select_related(*related).get(pk=trial.pk)
     study: Study = trial.study
+    variant = trial.variant or Variant(label=trial.build.name)
     known_facts = {} if trial.attempts > 1 else _known_facts(trial)
-    db_host = study.db_host
+    db_host = trial.host or study.db_host
     assert db_host is not None, "a measured study has a DB host"
     assert trial.threads is not None and trial.repetition is not None, "a measured trial has its plan's threads"
     return TrialSpec(
         trial_id=trial.pk,
         study_id=study.pk,
         db_host=host_spec(db_host),
-        client_host=host_spec(study.client_host or db_host),
+        client_host=host_spec(_client_host(study, db_host)),
         build=build_spec(trial.build),
         scenario=scenario_spec(trial.scenario),
         clients=trial.clients,
@@ -57,8 +62,8 @@ def trial_spec(trial: Trial) -> TrialSpec:
         attempt=trial.attempts,
         fence=_fencing_token(trial),
         scale=study.scale,
-        fillfactor=trial.scenario.data_fillfactor(study.fillfactor),
-        pg_settings={name: str(value) for name, value in study.pg_settings.items()},
+        fillfactor=trial.scenario.data_fillfactor(variant.fillfactor or study.fillfactor),
+        pg_settings={name: str(value) for name, value in variant.settings_over(study.pg_settings).items()},
         collect_sar=study.collect_sar,
         collect_perf=study.collect_perf,
         collect_wait_events=study.collect_wait_events,
@@ -67,7 +72,20 @@ def trial_spec(trial: Trial) -> TrialSpec:
         keep_server=_next_takes_the_server(trial),
         collect_facts=not known_facts,
         known_facts=known_facts,
+        variant=variant.label,
+        initdb_options=InitdbOptions(variant.data_checksums, variant.wal_segment_mb, variant.locale, variant.encoding),
+        cpus=variant.cpus,
+        transactions=variant.transactions,
+        connect_each_transaction=variant.connect_each_transaction,
     )
+
+
+def _client_host(study: Study, db_host: Host) -> Host:
+    """pgbench runs on the study's pgbench host, or on the trial's own DB host (a variant's host runs its pgbench
+    when the study's pgbench host is its DB host)."""
+    if study.client_host is None or study.client_host_id == study.db_host_id:
+        return db_host
+    return study.client_host
 
 
 def _fencing_token(trial: Trial) -> str:
@@ -95,12 +113,12 @@ def cancelled_trial_spec(trial_id: int) -> TrialSpec | None:
 
 
 def _next_takes_the_server(trial: Trial) -> bool:
-    """Whether the trial study_continue sends after this one (the first pending by position) runs on the
-    same cluster (build, scenario and fillfactor; the study fixes host, scale and settings) with no data reset,
+    """Whether the trial study_continue sends after this one (the first pending on its host by position) runs on the
+    same cluster (variant, build, scenario and fillfactor; the study fixes scale) with no data reset,
     so it can take this trial's server over. A reset restarts the server anyway (a restore needs it
     stopped; fresh pgbench -i data leaves nothing warm to keep), and a retry (attempts > 0) resets."""
     following = (
-        Trial.objects.filter(study_id=trial.study_id, status=Trial.Status.PENDING)
+        Trial.objects.filter(study_id=trial.study_id, host=trial.host, status=Trial.Status.PENDING)
         .exclude(pk=trial.pk)
         .select_related("scenario")
         .order_by("position")
@@ -108,7 +126,11 @@ def _next_takes_the_server(trial: Trial) -> bool:
     )
     if following is None or following.reset_data or following.attempts > 0:
         return False
-    if (following.build_id, following.scenario_id) != (trial.build_id, trial.scenario_id):
+    if (following.variant_id, following.build_id, following.scenario_id) != (
+        trial.variant_id,
+        trial.build_id,
+        trial.scenario_id,
+    ):
         return False
     chosen = trial.study.fillfactor
     return following.scenario.data_fillfactor(chosen) == trial.scenario.data_fillfactor(chosen)

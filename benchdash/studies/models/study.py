@@ -31,7 +31,8 @@ class Statistic(models.TextChoices):
 
 
 class Study(models.Model):
-    """One experiment: builds compared on one DB host, or a published set of figures.
+    """One experiment: variants (builds, or builds and what else the seeds vary) compared on one DB host or several,
+    or a published set of figures. `builds` and `baseline` are its variants' builds and the baseline variant's build.
 
     Status:  DRAFT -> QUEUED -> RUNNING -> DONE | FAILED | CANCELLED. A study imported from a
     published source (kind PUBLISHED) is DONE as imported: every figure of it is a succeeded trial.
@@ -164,7 +165,12 @@ class Study(models.Model):
         """With adaptive repetitions, the trials the study runs if every cell runs to the cap; None without."""
         if not self.max_repetitions:
             return None
-        return self.builds.count() * self.scenarios.count() * len(self.client_levels) * self.max_repetitions
+        return (
+            max(self.variants.count(), self.builds.count())
+            * self.scenarios.count()
+            * len(self.client_levels)
+            * self.max_repetitions
+        )
 
     @property
     def design(self) -> Design:
@@ -188,15 +194,17 @@ class Study(models.Model):
         return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
 
     def add_planned_trials(self, planned: Iterable[PlannedTrial]) -> int:
-        """Save planned trials (studies/lifecycle/plan.py) as this study's pending trials on its DB host; returns how
-        many."""
+        """Save planned trials (studies/lifecycle/plan.py) as this study's pending trials, each on its variant's DB
+        host (the study's unless the variant names one); returns how many."""
         scenarios = {scenario.pk: scenario for scenario in self.scenarios.all()}
+        hosts = dict(self.variants.values_list("pk", "db_host_id"))
         trials = Trial.objects.bulk_create(
             Trial(
                 study=self,
                 build_id=trial.build_id,
+                variant_id=trial.variant_id,
                 scenario_id=trial.scenario_id,
-                host=self.db_host,
+                host_id=hosts.get(trial.variant_id or 0) or self.db_host_id,
                 clients=trial.clients,
                 threads=scenarios[trial.scenario_id].threads_for(trial.clients),
                 repetition=trial.repetition,

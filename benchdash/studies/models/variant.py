@@ -15,6 +15,23 @@ from benchdash.studies.models.study import Study
 WAL_SEGMENT_SIZES_MB = tuple(2**power for power in range(11))
 
 
+class VariantQuerySet(models.QuerySet["Variant"]):
+    def of_build(self, study: Study, build: Build) -> "Variant":
+        """The study's variant of this build alone (labelled with its name), made when missing: what the importer
+        and a study of builds give each build."""
+        variant, _created = self.get_or_create(
+            study=study,
+            label=build.name,
+            defaults={"build": build, "baseline": study.baseline_id == build.pk, "position": study.variants.count()},
+        )
+        return variant
+
+    def mark_baseline(self, study: Study) -> None:
+        """The study's baseline build's variant of that build alone becomes its baseline (the importer's rule)."""
+        self.filter(study=study).update(baseline=False)
+        self.filter(study=study, build_id=study.baseline_id, label=models.F("build__name")).update(baseline=True)
+
+
 class Variant(models.Model):
     """One line of a study's charts and one column of its tables: a build, and how its cluster, settings,
     data, CPUs, host and workload differ from the study's.
@@ -61,6 +78,8 @@ class Variant(models.Model):
         _("transactions per client (-t)"), null=True, blank=True, validators=[MinValueValidator(1)]
     )
     connect_each_transaction = models.BooleanField(_("new connection per transaction (-C)"), default=False)
+
+    objects = VariantQuerySet.as_manager()
 
     class Meta:
         ordering = ["study", "position", "pk"]

@@ -66,7 +66,10 @@ def _split(text: str) -> list[str]:
 
 
 class Command(BaseCommand):
-    help = "Queue a study: every build x scenario x clients x repetition, in a random order drawn from the seed."
+    help = (
+        "Queue a study: every variant (build x --vary values) x scenario x clients x repetition, in a random order "
+        "drawn from the seed."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="local", help="DB host name")
@@ -74,7 +77,20 @@ class Command(BaseCommand):
         parser.add_argument(
             "--builds", required=True, help="build names or majors, e.g. 15,13; all: every registered build"
         )
-        parser.add_argument("--baseline", default="", help="build name or major (default: the oldest version)")
+        parser.add_argument(
+            "--baseline",
+            default="",
+            help="build name or major (default: the oldest version), and/or the baseline variant's values, e.g. "
+            "'16 checksums=off' (default: each --vary's first value)",
+        )
+        parser.add_argument(
+            "--vary",
+            action="append",
+            default=[],
+            help="an axis and its values, crossed with the builds into variants (repeatable): checksums=off,on "
+            "cpus=1,2 fillfactor=100,80 host=local,target2 wal_segsize=16,64 locale=C,ja_JP.UTF-8 encoding=UTF8 "
+            "transactions=10,100 (-t) connect=off,on (-C) setting:shared_buffers=128MB,1GB",
+        )
         parser.add_argument("--preset", default="", help="study preset slug: its design and procedure by default")
         parser.add_argument("--scenarios", default="", help="scenario slugs, e.g. pgecons-reference,pgecons-update")
         parser.add_argument("--clients", default="", help="client levels, e.g. 1,16,32")
@@ -124,7 +140,9 @@ class Command(BaseCommand):
         everything = options["builds"].strip() == "all"
         builds = list(Build.objects.runnable()) if everything else [resolve_build(t) for t in _split(options["builds"])]
         scenarios = [resolve_scenario(slug) for slug in _split(options["scenarios"])]
-        baseline = resolve_build(options["baseline"]) if options["baseline"] else min(builds, key=_version_order)
+        baseline_build = " ".join(token for token in options["baseline"].split() if "=" not in token)
+        baseline_picks = " ".join(token for token in options["baseline"].split() if "=" in token)
+        baseline = resolve_build(baseline_build) if baseline_build else min(builds, key=_version_order)
         db_host = resolve_host(options["host"])
         client_host = resolve_host(options["client_host"]) if options["client_host"] else db_host
         data = QueryDict(mutable=True)
@@ -146,6 +164,8 @@ class Command(BaseCommand):
                 "fillfactor": options["fillfactor"],
                 "pg_settings": self._settings(options, preset),
                 "seed": options["seed"],
+                "vary": "\n".join(options["vary"]),
+                "baseline_variant": baseline_picks,
             }
         )
         data.setlist("builds", [str(build.pk) for build in builds])
