@@ -1,10 +1,12 @@
 """What the API answers, item by item: the OpenAPI schema is made from these classes (docs/API.md)."""
 
+from datetime import datetime
 
 from ninja import ModelSchema, Schema
+from pydantic import BaseModel, ConfigDict
 
 from benchdash.inventory.models import Build, Host
-from benchdash.studies.models import Scenario, Study, Trial, TrialEvidence
+from benchdash.studies.models import Scenario, Study, TrialEvidence
 
 
 class HostOut(ModelSchema):
@@ -89,39 +91,39 @@ class StudyOut(ModelSchema):
         return sorted(scenario.slug for scenario in study.scenarios.all())
 
 
-class TrialOut(ModelSchema):
+class TrialOut(BaseModel):
+    """A trial, or a published figure (`published`). A plain pydantic model, not a ninja Schema: pages of hundreds
+    of trials validate in pydantic's core, without ninja's per-attribute getter (bench/api_read.py)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
     study_id: int
     build_id: int
     scenario_id: int
     host_id: int | None
-
-    class Meta:
-        model = Trial
-        fields = [
-            "id",
-            "clients",
-            "conditions",
-            "threads",
-            "repetition",
-            "position",
-            "status",
-            "attempts",
-            "published",
-            "statistic",
-            "tps",
-            "tps_including_connections",
-            "latency_avg_ms",
-            "latency_stddev_ms",
-            "transactions",
-            "failed_transactions",
-            "command",
-            "pgbench_version",
-            "server_version",
-            "started_at",
-            "finished_at",
-            "error",
-            "notes",
-        ]
+    clients: int
+    conditions: str
+    threads: int | None
+    repetition: int | None
+    position: int | None
+    status: str
+    attempts: int
+    published: bool
+    statistic: str
+    tps: float | None
+    tps_including_connections: float | None
+    latency_avg_ms: float | None
+    latency_stddev_ms: float | None
+    transactions: int | None
+    failed_transactions: int | None
+    command: str
+    pgbench_version: str
+    server_version: str
+    started_at: datetime | None
+    finished_at: datetime | None
+    error: str
+    notes: str
 
 
 class PointOut(Schema):

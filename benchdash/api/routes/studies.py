@@ -37,10 +37,11 @@ def study(request: HttpRequest, study_id: int) -> Study:
 @paginate(Page)
 def study_trials(
     request: HttpRequest, study_id: int, build_id: int | None = None, clients: int | None = None, status: str = ""
-) -> QuerySet[Trial]:
+) -> QuerySet[Trial, dict[str, Any]]:
     trials = get_object_or_404(Study, pk=study_id).trials.order_by("position", "pk")
     filters = {"build_id": build_id, "clients": clients, "status": status or None}
-    return trials.filter(**{name: value for name, value in filters.items() if value is not None})
+    chosen = trials.filter(**{name: value for name, value in filters.items() if value is not None})
+    return chosen.values(*TrialOut.model_fields)
 
 
 @router.get("/studies/{study_id}/points", response=list[PointOut], summary="A study's points, with ratios")
