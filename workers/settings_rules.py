@@ -192,6 +192,15 @@ def setting_number(catalog: SettingsCatalog, settings: Mapping[str, str], name: 
     return parse_quantity(info, given[0] if given else info.default, catalog.major)
 
 
+def setting_bytes(catalog: SettingsCatalog, settings: Mapping[str, str], name: str) -> float | None:
+    """A memory setting (setting_number) in bytes; None when it is not a memory setting or not known."""
+    number = setting_number(catalog, settings, name)
+    info = catalog.get(name)
+    if number is None or info is None or info.unit not in _MEMORY_BASE_UNITS:
+        return None
+    return number * _BASE_UNITS[info.unit]
+
+
 def processes_refusal(catalog: SettingsCatalog, settings: Mapping[str, str]) -> Refusal | None:
     """The server counts connections, autovacuum workers (slots from 18), background workers and WAL senders
     against MAX_BACKENDS, plus a launcher or two: more refuses to start."""
@@ -252,6 +261,7 @@ _SPACE = " \t\n\r\f\v"
 _MEMORY_UNITS = {"TB": 1024.0**4, "GB": 1024.0**3, "MB": 1024.0**2, "kB": 1024.0, "B": 1.0}
 _TIME_UNITS = {"d": 86400000.0, "h": 3600000.0, "min": 60000.0, "s": 1000.0, "ms": 1.0, "us": 0.001}
 _BASE_UNITS = {"B": 1.0, "kB": 1024.0, "8kB": 8192.0, "MB": 1024.0**2, "ms": 1.0, "s": 1000.0, "min": 60000.0}
+_MEMORY_BASE_UNITS = ("B", "kB", "8kB", "MB")
 
 
 def _unit_table(base_unit: str, major: int) -> dict[str, float]:

@@ -62,6 +62,33 @@ def disk_estimate(
     )
 
 
+# wal_buffers = -1 (the default) is 1/32 of shared_buffers, at most one WAL segment (16 MiB).
+WAL_BUFFERS_AUTO_MAX = 16 * 2**20
+
+
+@dataclass(frozen=True)
+class MemoryNeed:
+    """What a study's settings ask of its DB host's memory. Shared memory (shared_buffers and wal_buffers) is
+    mapped whole when the server starts: more than the host has and it cannot start ("could not map anonymous
+    shared memory"). Beside it each client's server process, and each autovacuum worker's memory. work_mem is
+    not counted: a query takes it only while it sorts or hashes, and the seeds' own presets set 1 GB."""
+
+    shared_bytes: int
+    clients: int
+    autovacuum_workers: int
+    autovacuum_bytes: int  # each worker's: autovacuum_work_mem, or maintenance_work_mem when it is -1
+
+    @property
+    def total_bytes(self) -> int:
+        return self.shared_bytes + self.clients * BYTES_PER_CLIENT + self.autovacuum_workers * self.autovacuum_bytes
+
+
+def shared_memory_bytes(shared_buffers: float, wal_buffers: float) -> int:
+    """shared_buffers and wal_buffers in bytes (wal_buffers negative: the server's automatic size)."""
+    wal = min(shared_buffers / 32, WAL_BUFFERS_AUTO_MAX) if wal_buffers < 0 else wal_buffers
+    return int(shared_buffers + wal)
+
+
 def client_bound_by_memory(facts: Mapping[str, object]) -> int | None:
     """The most clients the host's memory allows (one server process each), None when its memory is not known."""
     memory = _whole(facts.get("memory_bytes"))

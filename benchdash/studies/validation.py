@@ -19,14 +19,16 @@ from benchdash.studies.capacity import (
     BYTES_PER_CLIENT,
     ClusterPlan,
     DiskEstimate,
+    MemoryNeed,
     client_bound_by_memory,
     disk_estimate,
+    shared_memory_bytes,
     size_text,
 )
 from benchdash.studies.models import Scenario
 from benchdash.studies.pg_settings import refusal_errors
 from workers.settings_catalog import SettingsCatalog, load_catalog
-from workers.settings_rules import NO_CATALOG, Refusal, setting_number, settings_refusals
+from workers.settings_rules import NO_CATALOG, Refusal, setting_bytes, setting_number, settings_refusals
 from workers.spec import Reset
 
 SEED_MAX = 2**31 - 1
@@ -80,6 +82,7 @@ def check_study(values: Mapping[str, Any], add_error: AddError) -> None:
         )
     if values.get("client_levels") and pg_settings is not None and settings_ok and catalogs:
         _check_clients(values, pg_settings, catalogs, add_error)
+        _check_memory(values, pg_settings, catalogs, add_error)
     if values.get("scale") and values.get("scenarios") is not None:
         _check_scale(values, catalogs, pg_settings or {}, add_error)
     scenarios = values.get("scenarios")
@@ -153,6 +156,61 @@ def _check_clients(
         )
         params = {"levels": _listed(beyond_memory), "host": host, "limit": memory_limit}
         add("client_levels", ValidationError(message, params={**params, "per_client": BYTES_PER_CLIENT // 2**20}))
+
+
+# -- memory ---------------------------------------------------------------------------------------
+def memory_need(pg_settings: Mapping[str, str], catalog: SettingsCatalog, clients: int) -> MemoryNeed:
+    """What the settings ask of the host's memory under one major (its defaults where the study sets nothing)."""
+
+    def size(name: str) -> float:
+        return setting_bytes(catalog, pg_settings, name) or 0.0
+
+    autovacuum = size("autovacuum_work_mem")
+    return MemoryNeed(
+        shared_bytes=shared_memory_bytes(size("shared_buffers"), size("wal_buffers")),
+        clients=clients,
+        autovacuum_workers=int(setting_number(catalog, pg_settings, "autovacuum_max_workers") or 0),
+        autovacuum_bytes=int(size("maintenance_work_mem") if autovacuum < 0 else autovacuum),
+    )
+
+
+def _check_memory(
+    values: Mapping[str, Any], pg_settings: Mapping[str, str], catalogs: Mapping[int, SettingsCatalog], add: AddError
+) -> None:
+    """The settings against the DB host's memory (capacity.MemoryNeed), when its memory is known."""
+    host: Host | None = values.get("db_host")
+    memory = latest_facts(host)[0].get("memory_bytes") if host else None
+    if not isinstance(memory, int) or memory <= 0:
+        return
+    clients = max(values["client_levels"])
+    need = max((memory_need(pg_settings, catalog, clients) for catalog in catalogs.values()), key=_need_order)
+    params = {"host": host, "memory": size_text(memory), "shared": size_text(need.shared_bytes)}
+    if need.shared_bytes > memory:
+        message = _(
+            "shared_buffers and wal_buffers ask for %(shared)s of shared memory when the server starts, and "
+            "%(host)s has %(memory)s: the server cannot start (could not map anonymous shared memory)."
+        )
+        add("pg_settings", ValidationError(message, params=params))
+    elif need.total_bytes > memory:
+        message = _(
+            "The memory settings add up to %(total)s and %(host)s has %(memory)s: shared memory %(shared)s, "
+            "%(clients)s clients at %(per_client)s MiB each, %(workers)s autovacuum workers at %(autovacuum)s each."
+        )
+        add("pg_settings", ValidationError(message, params={**params, **_need_params(need)}))
+
+
+def _need_order(need: MemoryNeed) -> tuple[int, int]:
+    return (need.shared_bytes, need.total_bytes)
+
+
+def _need_params(need: MemoryNeed) -> dict[str, object]:
+    return {
+        "total": size_text(need.total_bytes),
+        "clients": need.clients,
+        "per_client": BYTES_PER_CLIENT // 2**20,
+        "workers": need.autovacuum_workers,
+        "autovacuum": size_text(need.autovacuum_bytes),
+    }
 
 
 def _listed(levels: list[int]) -> str:

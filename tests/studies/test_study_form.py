@@ -249,3 +249,43 @@ def test_it_refuses_a_bad_cap_or_threshold_and_saves_nothing(client, member, set
     response = post(client, valid_data(setup_rows, **changes))
     assert message in " ".join(response.context["form"].errors[field])
     assert Study.objects.count() == 0
+
+
+def _with_memory(rows, gib: float) -> None:
+    rows["local"].facts = {"memory_bytes": int(gib * 2**30), "disk_free_bytes": 20 * 2**30}
+    rows["local"].save()
+
+
+def test_the_2021_presets_shared_buffers_on_a_smaller_host_is_refused_with_the_numbers(client, member, setup_rows):
+    _with_memory(setup_rows, 23.5)
+    settings = "max_connections = 500\nshared_buffers = 40GB\nwork_mem = 1GB\nmaintenance_work_mem = 20GB"
+    for action in ("preview", "queue"):
+        response = post(client, valid_data(setup_rows, pg_settings=settings), action=action)
+        errors = response.context["form"].errors["pg_settings"]
+        # 40 GiB of buffers and wal_buffers' automatic 16 MiB
+        assert errors == [
+            "shared_buffers and wal_buffers ask for 40.0 GiB of shared memory when the server starts, and local "
+            "has 23.5 GiB: the server cannot start (could not map anonymous shared memory)."
+        ]
+    assert Study.objects.count() == 0
+
+
+def test_memory_settings_that_add_up_beyond_the_host_are_refused_with_each_part(client, member, setup_rows):
+    _with_memory(setup_rows, 23.5)
+    settings = "max_connections = 600\nshared_buffers = 16GB\nmaintenance_work_mem = 2GB"
+    response = post(client, valid_data(setup_rows, pg_settings=settings, client_levels="1,500"), action="preview")
+    # 16 GiB + 16 MiB + 500 x 8 MiB + 3 x 2 GiB = 25.9 GiB
+    assert response.context["form"].errors["pg_settings"] == [
+        "The memory settings add up to 25.9 GiB and local has 23.5 GiB: shared memory 16.0 GiB, 500 clients at "
+        "8 MiB each, 3 autovacuum workers at 2.0 GiB each."
+    ]
+    fitting = "max_connections = 600\nshared_buffers = 16GB\nmaintenance_work_mem = 1GB"
+    response = post(client, valid_data(setup_rows, pg_settings=fitting, client_levels="1,500"), action="preview")
+    assert "pg_settings" not in response.context["form"].errors
+
+
+def test_the_memory_refusal_is_in_japanese_too(client, member, setup_rows):
+    _with_memory(setup_rows, 23.5)
+    data = valid_data(setup_rows, pg_settings="shared_buffers = 40GB")
+    response = client.post(reverse("studies:new"), {**data, "preview": "1"}, HTTP_ACCEPT_LANGUAGE="ja")
+    assert "40.0 GiB" in response.content.decode() and "共有メモリ" in response.content.decode()
