@@ -15,6 +15,7 @@ from benchdash.studies.lifecycle.progress import study_progress
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.procedure import scenario_procedures, study_steps
 from benchdash.studies.results.charts import tps_by_clients_figure
+from benchdash.studies.published_findings import study_findings
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.settings_diff import study_settings_diff
 from benchdash.studies.results.tables import scenario_tables
@@ -55,6 +56,8 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "trials": Paginator(trials, TRIALS_PER_PAGE).get_page(request.GET.get("page")),
         "evidence": study_evidence(study, tables, perf_clients=request.GET.get("perf_clients")),
         "steps": study_steps(study),
+        "table_health": study_table_health(study),
+        "findings": study_findings(study),
         "procedures": scenario_procedures(study, study.scenarios.order_by("slug")),
         "table_health": study_table_health(study),
         "settings_diff": study_settings_diff(study),
