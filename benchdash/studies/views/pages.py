@@ -14,8 +14,8 @@ from benchdash.studies.filters import StudyFilterForm
 from benchdash.studies.lifecycle.progress import study_progress
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.procedure import scenario_procedures, study_steps
-from benchdash.studies.results.charts import tps_by_clients_figure
 from benchdash.studies.published_findings import study_findings
+from benchdash.studies.results.charts import tps_by_clients_figure
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.settings_diff import study_settings_diff
 from benchdash.studies.results.tables import scenario_tables
@@ -59,7 +59,6 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "table_health": study_table_health(study),
         "findings": study_findings(study),
         "procedures": scenario_procedures(study, study.scenarios.order_by("slug")),
-        "table_health": study_table_health(study),
         "settings_diff": study_settings_diff(study),
         "noise": noise_summary(study.noise_check),
         "progress": study_progress(study),
