@@ -12,6 +12,7 @@ urlpatterns = [
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     path("", include("benchdash.trends.urls")),
     path("studies/", include("benchdash.studies.urls")),
+    path("changes/", include("benchdash.changes.urls")),
     path("reports/", include("benchdash.reports.urls")),
     path("studies/cloud/", include("benchdash.cloud.urls")),
     path("", include("benchdash.inventory.urls")),

@@ -20,10 +20,10 @@ LEAST_POINTS = 1.0
 LISTED = 12
 RULE = _(
     "Settings and environment that differ between the two sides come first (they change the experiment itself). "
-    "Then every figure of the evidence, in percentage points of its own whole: CPU breakdown (% of CPU time), "
-    "wait events (% of wait samples), perf functions (% of profiled samples, self time), table health (dead-tuple "
-    "and HOT shares); ranked by how far it moved, largest first, whichever way. Figures that moved less than "
-    "1 point are left out; at most 12 are shown."
+    "Then every figure of the evidence, in percentage points of its own whole: CPU breakdown (percent of CPU "
+    "time), wait events (percent of wait samples), perf functions (percent of profiled samples, self time), table "
+    "health (dead-tuple and HOT shares); ranked by how far it moved, largest first, whichever way. Figures that "
+    "moved less than 1 point are left out; at most 12 are shown."
 )
 
 

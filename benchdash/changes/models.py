@@ -50,6 +50,10 @@ class ChangePoint(models.Model):
     size = models.FloatField(_("size"))
     pvalue = models.FloatField(_("p-value"))
     found_at = models.DateTimeField(_("first found"), auto_now_add=True)
+    # The series as last computed, for its chart: labels and values in order; the change lies before `index`.
+    series_labels = models.JSONField(default=list)
+    series_values = models.JSONField(default=list)
+    index = models.PositiveIntegerField(default=0)
 
     objects = ChangePointQuerySet.as_manager()
 
@@ -72,7 +76,7 @@ class ChangePoint(models.Model):
 
     @property
     def confidence_percent(self) -> str:
-        return f"{100 * self.confidence:.2f}%"
+        return f"{100 * self.confidence:.2f}%" if self.confidence < 0.9999 else "> 99.99%"
 
     @property
     def is_new(self) -> bool:

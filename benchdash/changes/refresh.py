@@ -73,6 +73,9 @@ def _store(item: Found, builds: dict[tuple[int, str], int]) -> ChangePoint:
             "mean_after": change.mean_after,
             "size": change.size,
             "pvalue": change.pvalue,
+            "series_labels": series.labels,
+            "series_values": series.values,
+            "index": change.index,
         },
     )
     return change_point

@@ -18,11 +18,11 @@ STEP = {"17.0": 1000.0, "17.1": 1000.0, "17.2": 1000.0, "17.3": 920.0, "17.4": 9
 WOBBLE = (-4.0, 0.0, 4.0)
 
 
-def minor_series(levels: dict[str, float], **study_fields) -> Study:
+def minor_series(levels: dict[str, float], wobble: tuple[float, ...] = WOBBLE, **study_fields) -> Study:
     builds = [BuildFactory(version=version) for version in levels]
     scenario = ScenarioFactory(slug="pgecons-reference")
     study = StudyFactory(builds=builds, scenarios=[scenario], baseline=builds[0], **study_fields)
-    figures = {(build, 16): [levels[build.version] + wobble for wobble in WOBBLE] for build in builds}
+    figures = {(build, 16): [levels[build.version] + step for step in wobble] for build in builds}
     succeeded_runs(study, scenario, figures)
     return study
 

@@ -1,0 +1,57 @@
+"""What the changes pages show, assembled from the stored change points (pure over the rows given)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+
+from benchdash.changes.charts import Marked, series_figure
+from benchdash.changes.models import ChangePoint, SeriesKind
+
+
+@dataclass(frozen=True)
+class SeriesBlock:
+    """One series on the list page: its chart with every change marked, and the changes' rows."""
+
+    key: str
+    title: str
+    kind: str
+    figure_id: str
+    figure: dict
+    changes: list[ChangePoint]
+
+
+def series_blocks(changes: Iterable[ChangePoint]) -> list[SeriesBlock]:
+    """The changes grouped by series, the series with the newest change first."""
+    by_series: dict[str, list[ChangePoint]] = {}
+    for change in changes:
+        by_series.setdefault(change.series_key, []).append(change)
+    return [_block(number, members) for number, members in enumerate(by_series.values(), start=1)]
+
+
+def change_figure(change: ChangePoint, others: Iterable[ChangePoint] = ()) -> dict:
+    return series_figure(
+        change.series_labels, change.series_values, [marked(c) for c in (change, *others)], y_title=y_title(change)
+    )
+
+
+def marked(change: ChangePoint) -> Marked:
+    return Marked(change.after_label, change.size, change.is_new)
+
+
+def y_title(change: ChangePoint) -> str:
+    return _("index") if change.series_kind == SeriesKind.TREND else _("TPS (every run)")
+
+
+def _block(number: int, changes: list[ChangePoint]) -> SeriesBlock:
+    first = changes[0]
+    return SeriesBlock(
+        key=first.series_key,
+        title=first.series_title,
+        kind=first.get_series_kind_display(),
+        figure_id=f"series-{number}",
+        figure=change_figure(first, changes[1:]),
+        changes=changes,
+    )

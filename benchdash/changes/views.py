@@ -1,0 +1,73 @@
+"""The changes pages: every change point by series, one change with its explanation card, acknowledging, and a
+minor series' TPS per minor."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required, permission_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from benchdash.access import read_access
+from benchdash.changes.card import change_card
+from benchdash.changes.charts import minor_series_figure
+from benchdash.changes.explanation import RULE
+from benchdash.changes.forms import AcknowledgeForm
+from benchdash.changes.models import ChangePoint, SeriesKind
+from benchdash.changes.pages import change_figure, marked, series_blocks
+from benchdash.changes.roles import ACKNOWLEDGE_PERMISSION
+from benchdash.changes.services import change_acknowledge
+from benchdash.studies.models import Study
+from benchdash.studies.results.queries import study_results
+
+SHOWN = {"new": ChangePoint.objects.new, "all": ChangePoint.objects.all}
+
+
+@read_access
+def change_list(request: HttpRequest) -> HttpResponse:
+    shown = request.GET.get("show", "all") if request.GET.get("show") in SHOWN else "all"
+    changes = SHOWN[shown]().select_related("acknowledgement").order_by("-official", "series_key", "index")
+    ctx = {"blocks": series_blocks(changes), "shown": shown, "new_count": ChangePoint.objects.new().count()}
+    return render(request, "changes/list.html", ctx)
+
+
+@read_access
+def change_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    change = get_object_or_404(ChangePoint.objects.select_related("acknowledgement", "scenario"), pk=pk)
+    ctx = {
+        "change": change,
+        "figure": change_figure(change),
+        "card": change_card(change),
+        "rule": RULE,
+        "form": AcknowledgeForm(instance=getattr(change, "acknowledgement", None)),
+    }
+    return render(request, "changes/detail.html", ctx)
+
+
+@login_required
+@permission_required(ACKNOWLEDGE_PERMISSION, raise_exception=True)
+@require_POST
+def change_acknowledge_view(request: HttpRequest, pk: int) -> HttpResponse:
+    change = get_object_or_404(ChangePoint, pk=pk)
+    form = AcknowledgeForm(request.POST)
+    if not form.is_valid():
+        ctx = {"change": change, "figure": change_figure(change), "card": change_card(change), "rule": RULE}
+        return render(request, "changes/detail.html", ctx | {"form": form}, status=400)
+    change_acknowledge(change=change, data=form.cleaned_data, by=request.user)
+    messages.success(request, _("The change is acknowledged: it stays listed, no longer new."))
+    return redirect("changes:detail", pk=pk)
+
+
+@read_access
+def minor_series(request: HttpRequest, study_id: int) -> HttpResponse:
+    """A study's TPS per minor per client level with intervals, and its changes marked."""
+    study = get_object_or_404(Study, pk=study_id)
+    changes = ChangePoint.objects.filter(series_kind=SeriesKind.STUDY, before_study=study).select_related(
+        "acknowledgement", "scenario"
+    )
+    figures, results = [], study_results(study)
+    for scenario in study.scenarios.order_by("slug"):
+        points = [point for point in results if point.scenario_id == scenario.pk]
+        marks = [marked(change) for change in changes if change.scenario_id == scenario.pk]
+        figures.append((scenario, f"minors-{scenario.pk}", minor_series_figure(points, study.baseline_id, marks)))
+    return render(request, "changes/minors.html", {"study": study, "figures": figures, "changes": changes})

@@ -1,0 +1,94 @@
+"""The changes pages: one page lists every change with its series' chart; a member with the permission marks a
+change known or noise (it stays listed, no longer new); new official changes are on the home page and in the
+Atom feed; a minor series' page draws TPS per minor per client level with intervals."""
+
+import json
+import re
+
+import pytest
+from django.apps import apps
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from benchdash.changes.models import Acknowledgement, ChangePoint
+from benchdash.changes.refresh import changes_refresh
+from benchdash.changes.roles import acknowledgers_ensure
+from tests.changes.test_changes_refresh import STEP, minor_series
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def official_change() -> ChangePoint:
+    minor_series(STEP, wobble=(-4.0, -2.0, 0.0, 2.0, 4.0), official=True, status="done", title="17.0..17.4")
+    changes_refresh()
+    return ChangePoint.objects.get()
+
+
+def figure(page: str, figure_id: str) -> dict:
+    match = re.search(rf'<script id="{figure_id}" type="application/json">(.*?)</script>', page, re.S)
+    assert match, f"no figure {figure_id}"
+    return json.loads(match.group(1))
+
+
+def page(client, url: str, language: str = "en") -> str:
+    response = client.get(url, HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_list_draws_each_series_with_a_line_where_its_change_lies(client, member, official_change):
+    html = page(client, reverse("changes:list"))
+    drawn = figure(html, "series-1")
+    assert drawn["layout"]["xaxis"]["categoryarray"] == ["17.0", "17.1", "17.2", "17.3", "17.4"]
+    [line] = drawn["layout"]["shapes"]
+    assert line["x0"] == 2.5
+    assert drawn["layout"]["annotations"][0]["text"] == "-8.0%"
+    assert "17.2 → 17.3" in html and ">new<" in html
+
+
+def test_a_member_with_the_permission_marks_a_change_known_and_it_is_no_longer_new(client, member, official_change):
+    acknowledgers_ensure(apps)
+    url = reverse("changes:acknowledge", args=[official_change.pk])
+    response = client.post(url, {"kind": "known", "note": "", "link": ""})
+    assert response.status_code == 400
+    assert not Acknowledgement.objects.exists()
+
+    client.post(url, {"kind": "known", "note": "", "link": "https://git.postgresql.org/c/abc"})
+    acknowledgement = Acknowledgement.objects.get()
+    assert (acknowledgement.kind, acknowledgement.by) == ("known", member)
+    assert not ChangePoint.objects.new().exists()
+    listed = page(client, reverse("changes:list"))
+    assert "17.2 → 17.3" in listed and "git.postgresql.org/c/abc" in listed
+    assert "new change" not in page(client, reverse("trends:index"))
+
+
+def test_a_member_without_the_permission_cannot_acknowledge(client, official_change):
+    client.force_login(User.objects.create_user("reader", password="pw-reader-1"))
+    response = client.post(reverse("changes:acknowledge", args=[official_change.pk]), {"kind": "noise"})
+    assert response.status_code == 403
+    assert not Acknowledgement.objects.exists()
+
+
+def test_new_official_changes_are_on_the_home_page_and_in_the_atom_feed(client, member, official_change):
+    home = page(client, reverse("trends:index"))
+    assert "1 new change in official series" in home
+    assert reverse("changes:detail", args=[official_change.pk]) in home
+    feed = page(client, reverse("changes:feed"))
+    assert '<feed xml:lang="en" xmlns="http://www.w3.org/2005/Atom">' in feed
+    assert "17.2 → 17.3 -8.0%" in feed
+
+
+def test_the_change_page_shows_the_card_and_its_rule_in_japanese(client, member, official_change):
+    html = page(client, reverse("changes:detail", args=[official_change.pk]), language="ja")
+    assert "2つの側の間で動いたもの" in html
+
+
+def test_the_minor_series_page_draws_tps_per_minor_per_level_with_intervals(client, member, official_change):
+    study = official_change.before_study
+    drawn = figure(page(client, reverse("changes:minors", args=[study.pk])), f"minors-{official_change.scenario_id}")
+    [level] = drawn["data"]
+    assert level["x"] == ["17.0", "17.1", "17.2", "17.3", "17.4"]
+    assert level["y"] == [1000.0, 1000.0, 1000.0, 920.0, 920.0]
+    assert level["error_y"]["array"][0] is None
+    assert all(bar is not None for bar in level["error_y"]["array"][1:])
