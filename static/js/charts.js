@@ -13,18 +13,42 @@ window.benchdashCharts = (function () {
     return element ? element.dataset : {};
   }
 
-  // A copy of the chart's figure with the title on top and the study, host and source under the plot.
+  // The export's title names what the chart shows (data-export-title: scenario, study or trend) and its unit (the y
+  // axis title), unless the title already says it.
+  function exportTitle(chart) {
+    var title = chart.dataset.exportTitle || document.title;
+    var yaxis = (chart.layout || {}).yaxis || {};
+    var unit = yaxis.title && yaxis.title.text ? yaxis.title.text : "";
+    return unit && title.indexOf(unit) < 0 ? title + " · " + unit : title;
+  }
+
+  // The legend goes right of the plot, one entry a line, with room for the longest name: never clipped.
+  function exportLegend(chart) {
+    var longest = (chart.data || []).reduce(function (most, trace) {
+      return Math.max(most, String(trace.name || "").length);
+    }, 0);
+    return { right: Math.min(EXPORT_WIDTH * 0.4, 70 + 10 * longest), legend: {
+      orientation: "v", x: 1.01, xanchor: "left", y: 1, yanchor: "top", font: { size: 14 },
+    } };
+  }
+
+  // A copy of the chart's figure with the title on top and the study, host and source (or the chart's own caption,
+  // data-export-caption) under the plot.
   function exportFigure(chart) {
     var info = exportInfo();
     var layout = JSON.parse(JSON.stringify(chart.layout || {}));
     var lines = [info.captionStudy, info.captionHost, info.captionSource].filter(Boolean);
     if (!lines.length) {
-      lines = [document.title, "benchdash: " + window.location.href];
+      lines = [chart.dataset.exportCaption || document.title, "benchdash: " + window.location.href];
     }
-    layout.title = { text: chart.dataset.exportTitle || "", x: 0.02, xanchor: "left", font: { size: 22 } };
+    var placed = exportLegend(chart);
+    layout.title = { text: exportTitle(chart), x: 0.02, xanchor: "left", font: { size: 22 } };
     layout.width = EXPORT_WIDTH;
     layout.height = EXPORT_HEIGHT;
-    layout.margin = Object.assign({}, layout.margin || {}, { t: 90, b: 150 });
+    layout.margin = Object.assign({}, layout.margin || {}, { t: 90, b: 150, r: placed.right });
+    if (layout.showlegend !== false) {
+      layout.legend = placed.legend;
+    }
     layout.annotations = (layout.annotations || []).concat([{
       text: lines.join("<br>"), xref: "paper", yref: "paper", x: 0, y: -0.13, xanchor: "left", yanchor: "top",
       align: "left", showarrow: false, font: { size: 13, color: "#444" },
@@ -64,7 +88,9 @@ window.benchdashCharts = (function () {
         { name: "benchdash-png", title: info.labelPng || "PNG", icon: icons.camera, click: function (gd) { download(gd, "png"); } },
         { name: "benchdash-svg", title: info.labelSvg || "SVG", icon: icons.disk, click: function (gd) { download(gd, "svg"); } },
       ],
-      toImageButtonOptions: { format: "png", filename: pngName || "benchdash", scale: 2 },
+      toImageButtonOptions: {
+        format: "png", filename: pngName || "benchdash", width: EXPORT_WIDTH, height: EXPORT_HEIGHT, scale: 2,
+      },
     };
   }
 
@@ -85,5 +111,7 @@ window.benchdashCharts = (function () {
     });
   }
 
-  return { config: config, drawAll: drawAll, exportImage: exportImage, exportFigure: exportFigure };
+  return {
+    config: config, drawAll: drawAll, exportImage: exportImage, exportFigure: exportFigure, exportTitle: exportTitle,
+  };
 })();

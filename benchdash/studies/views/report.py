@@ -28,6 +28,7 @@ def study_report(request: HttpRequest, pk: int) -> HttpResponse:
         ],
         "columns": report_columns(tables),
         "value_heading": statistic_axis_title(study.statistic),
+        "study_heading": f"{study.year} {study.title}",
         "form": ConclusionsForm(instance=study),
         "can_edit": request.user.has_perm(CONCLUSIONS_PERMISSION),
     }
