@@ -92,6 +92,33 @@ def pick_archive(versions: dict[str, dict], wanted: str) -> NpmArchive:
     return NpmArchive(f"{key[0]}.{key[1]}", newest, dist["tarball"], dist["integrity"])
 
 
+def parse_minor_range(text: str) -> tuple[int, int, int]:
+    """'17.0..17.10' -> (17, 0, 10): two versions of one major, the first not after the last."""
+    first, separator, last = text.strip().partition("..")
+    matches = [_WANTED_RE.match(part.strip()) for part in (first, last)]
+    if not separator or not all(match and match.group(2) is not None for match in matches):
+        raise UnknownVersion(f"{text!r} is not a range of minors: give two versions of one major, like 17.0..17.10")
+    (major, low), (other_major, high) = ((int(m.group(1)), int(m.group(2))) for m in matches if m)
+    if major != other_major or low > high:
+        raise UnknownVersion(f"{text!r}: a range is two versions of one major, the older first, like 17.0..17.10")
+    return major, low, high
+
+
+def minors_in_range(versions: dict[str, dict], text: str) -> list[NpmArchive]:
+    """Every minor of the range ('17.0..17.10') that the registry has, oldest first, each its newest package.
+
+    Minors the registry lacks (17.3) are skipped; a range with fewer than two is refused.
+    """
+    major, low, high = parse_minor_range(text)
+    minors = sorted({key[1] for version in versions if (key := _package_version_key(version))[0] == major})
+    chosen = [minor for minor in minors if low <= minor <= high]
+    if len(chosen) < 2:
+        raise UnknownVersion(
+            f"{PACKAGE} has fewer than two minors in {text}; it has {_known_versions(versions, str(major))}"
+        )
+    return [pick_archive(versions, f"{major}.{minor}") for minor in chosen]
+
+
 def _open(url: str, *, accept: str = "*/*", timeout: float = 60):
     if urllib.parse.urlsplit(url).scheme not in ("https", "http"):
         raise ArchiveFetchError(f"refusing to fetch {url!r}: only http(s) URLs")

