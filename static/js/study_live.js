@@ -49,10 +49,12 @@
     setText("finished", progress.finished);
     setText("total", progress.total);
     setText("failed", progress.failed);
-    setText("current", describe(progress.current));
+    setText("current", progress.ended ? panel.dataset.labelNone : describe(progress.current));
     setText("elapsed", duration(progress.elapsed_s));
     setText("remaining", progress.ended ? "—" : duration(progress.remaining_s));
-    panel.querySelector('[data-live="bar"]').style.width = progress.percent + "%";
+    var bar = panel.querySelector('[data-live="bar"]');
+    bar.style.width = progress.percent + "%";
+    bar.className = "progress-bar " + progress.status; // a failed study's bar is red, a cancelled one's grey
     panel.querySelector(".progress").setAttribute("aria-valuenow", progress.percent);
     var cancel = panel.querySelector('[data-live="cancel"]');
     if (cancel) {
@@ -122,7 +124,8 @@
         show(progress);
         var changed = progress.results_key !== shownKey;
         shownKey = progress.results_key;
-        var next = progress.ended ? null : window.setTimeout(poll, POLL_MS);
+        // Polled until settled: a cancelled study's running trial stops after the study, and its row follows.
+        var next = progress.settled ? null : window.setTimeout(poll, POLL_MS);
         if (changed) {
           return fetchPage();
         }
@@ -130,6 +133,14 @@
       })
       .catch(function () { window.setTimeout(poll, POLL_MS * 2); });
   }
+
+  // Cancel asks first (data-confirm on the form).
+  panel.addEventListener("submit", function (event) {
+    var message = event.target.dataset.confirm;
+    if (message && !window.confirm(message)) {
+      event.preventDefault();
+    }
+  });
 
   poll();
 })();

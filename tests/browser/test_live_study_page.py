@@ -138,3 +138,60 @@ def test_no_chart_offers_a_logo_or_the_cloud_and_the_export_carries_title_study_
     )
     assert 'width="1600"' in svg and 'height="900"' in svg
     assert "export check" in svg and "DB host: local" in svg and f"/studies/{study.pk}/" in svg
+
+
+POLL_S = 2.0  # study_live.js polls every 2 s: "within one poll" allows one poll and the time to draw it
+
+
+def running_badges(browser) -> int:
+    return browser.execute_script("return document.querySelectorAll('table .badge.running').length")
+
+
+def test_a_cancel_shows_within_one_poll_and_the_panel_follows_the_trial_until_it_stops(live_server, browser):
+    study, first = running_study_of_two_trials("cancelled while running")
+    browser.get(live_server.url + reverse("studies:detail", args=[study.pk]))
+    wait_until(lambda: current_trial(browser).startswith("#"), what="the first poll")
+
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.CANCELLED)  # its trial is still running
+
+    wait_until(lambda: badge(browser) == "cancelled", timeout=POLL_S + 1.5, what="the cancel within one poll")
+    assert current_trial(browser) == "none"
+    Trial.objects.filter(pk=first.pk).update(status=Trial.Status.CANCELLED)  # the runner stopped it
+    Trial.objects.filter(study=study, status=Trial.Status.PENDING).update(status=Trial.Status.CANCELLED)
+    wait_until(lambda: running_badges(browser) == 0, timeout=2 * POLL_S + 3, what="the trial row to follow")
+
+
+def test_a_failure_shows_within_one_poll_and_its_bar_is_red_not_green(live_server, browser):
+    study, first = running_study_of_two_trials("fails")
+    browser.get(live_server.url + reverse("studies:detail", args=[study.pk]))
+    wait_until(lambda: current_trial(browser).startswith("#"), what="the first poll")
+
+    Trial.objects.filter(study=study).update(status=Trial.Status.FAILED, error="pgbench: connection refused")
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.FAILED)
+
+    wait_until(lambda: badge(browser) == "failed", timeout=POLL_S + 1.5, what="the failure within one poll")
+    bar = "getComputedStyle(document.querySelector('[data-live=bar]'))"
+    wait_until(lambda: browser.execute_script(f"return {bar}.width") != "0px", what="the full bar")
+    assert browser.execute_script(f"return {bar}.backgroundColor") == "rgb(201, 42, 42)"
+    assert "connection refused" in browser.execute_script(
+        "return document.querySelector('[data-live=failure_reason]').textContent"
+    )
+
+
+def test_cancel_asks_for_confirmation_first(live_server, browser, client, member):
+    study, _first = running_study_of_two_trials("asks first")
+    browser.get(live_server.url + "/static/css/site.css")  # the cookie's domain, before the page
+    browser.add_cookie({"name": "sessionid", "value": client.cookies["sessionid"].value, "path": "/"})
+    browser.get(live_server.url + reverse("studies:detail", args=[study.pk]))
+    cancel = "document.querySelector('[data-live=cancel] button').click()"
+
+    browser.execute_script(cancel)
+    alert = browser.switch_to.alert
+    assert alert.text == "Cancel this study? Its finished trials are kept; the running one is stopped."
+    alert.dismiss()
+    time.sleep(0.5)
+    assert Study.objects.get(pk=study.pk).status == Study.Status.RUNNING
+
+    browser.execute_script(cancel)
+    browser.switch_to.alert.accept()
+    wait_until(lambda: Study.objects.get(pk=study.pk).status == Study.Status.CANCELLED, what="the cancel")

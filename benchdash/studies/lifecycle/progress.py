@@ -60,6 +60,12 @@ class StudyProgress:
         return self.status not in (Study.Status.DRAFT, Study.Status.QUEUED, Study.Status.RUNNING)
 
     @property
+    def settled(self) -> bool:
+        """Ended, and no trial of it still running: a cancelled study's last trial stops a little after the study,
+        and the live panel follows it until then."""
+        return self.ended and self.current is None
+
+    @property
     def results_key(self) -> str:
         """Changes whenever the results shown under the live panel change: the page re-fetches them then."""
         return f"{self.finished}/{self.failed}/{self.cancelled}/{self.status}"
@@ -67,6 +73,7 @@ class StudyProgress:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["ended"] = self.ended
+        data["settled"] = self.settled
         data["results_key"] = self.results_key
         if self.current and self.current.started_at:
             data["current"]["started_at"] = self.current.started_at.isoformat()
