@@ -12,7 +12,9 @@ from benchdash.studies.models import Artifact, Trial
 @read_access
 def trial_detail(request: HttpRequest, pk: int) -> HttpResponse:
     trial = get_object_or_404(
-        Trial.objects.select_related("study__db_host", "build", "scenario", "evidence"), pk=pk, published=False
+        Trial.objects.select_related("study__db_host", "build", "scenario", "evidence", "variant"),
+        pk=pk,
+        published=False,
     )
     ctx = {
         "trial": trial,

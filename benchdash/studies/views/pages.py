@@ -13,6 +13,7 @@ from benchdash.studies.evidence.table_health import study_table_health
 from benchdash.studies.filters import StudyFilterForm
 from benchdash.studies.lifecycle.progress import study_progress
 from benchdash.studies.models import Scenario, Study, Trial
+from benchdash.studies.overlaps import trial_overlaps
 from benchdash.studies.procedure import scenario_procedures, study_steps
 from benchdash.studies.published_findings import study_findings
 from benchdash.studies.results.charts import tps_by_clients_figure
@@ -48,7 +49,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         (f"chart-{table.scenario_id}", tps_by_clients_figure(table.points, statistic=study.statistic))
         for table in tables
     ]
-    trials = study.trials.select_related("build", "scenario").order_by("position", "id")
+    trials = study.trials.select_related("build", "scenario", "variant").order_by("position", "id")
     ctx = {
         "study": study,
         "sections": list(zip(tables, charts, strict=True)),
@@ -62,5 +63,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "settings_diff": study_settings_diff(study),
         "noise": noise_summary(study.noise_check),
         "progress": study_progress(study),
+        "variants": study.variants.select_related("build", "db_host"),
+        "overlaps": trial_overlaps(study),
     }
     return render(request, "studies/detail.html", ctx)
