@@ -1,0 +1,68 @@
+"""Every page of the site with something on it, for the tests that walk them all (narrow screens, Japanese):
+the shipped history (load_presets), a measured study with evidence, notes and a failed trial, a host with facts,
+and a member who may do everything (the pages behind a permission)."""
+
+import io
+
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.urls import reverse
+
+from benchdash.studies.evidence.store import evidence_refresh
+from benchdash.studies.models import Study, Trial
+from tests.evidence_samples import real_artifacts
+from tests.factories import BuildFactory, HostFactory, ScenarioFactory, StudyFactory, succeeded_runs
+
+ENGINE_NOTES = "perf: from an extra profiled run\nserver left running for the next trial"
+HOST_FACTS = {
+    "cpu_model": "AMD EPYC 7571",
+    "cpu_threads": 32,
+    "memory_bytes": 128 * 2**30,
+    "os_release": "Debian GNU/Linux 12 (bookworm)",
+    "disk_rotational": False,
+    "load_average": [0.5, 0.25, 0.1],
+    "pgbench": "pgbench (PostgreSQL) 15.14",
+    "perf": None,
+}
+
+
+def site_with_everything() -> tuple[dict[str, str], User]:
+    """Name -> URL of every page, and a superuser to open them as."""
+    call_command("load_presets", stdout=io.StringIO())
+    published = Study.objects.filter(kind=Study.Kind.PUBLISHED).order_by("-year").first()
+    study, trial = _measured_study()
+    member = User.objects.create_superuser("walker", password="a-walker-passphrase-15")
+    pages = {
+        "trends": reverse("trends:index"),
+        "studies": reverse("studies:list"),
+        "published study": reverse("studies:detail", args=[published.pk]),
+        "measured study": reverse("studies:detail", args=[study.pk]),
+        "report": reverse("studies:report", args=[study.pk]),
+        "trial": reverse("studies:trial", args=[trial.pk]),
+        "new study": reverse("studies:new"),
+        "hosts": reverse("inventory:hosts"),
+        "host": reverse("inventory:host_detail", args=[study.db_host_id]),
+        "builds": reverse("inventory:builds"),
+        "version": reverse("trends:version", args=["14"]),
+        "api tokens": reverse("api_tokens"),
+        "password": reverse("password_change"),
+    }
+    return pages, member
+
+
+def _measured_study() -> tuple[Study, Trial]:
+    host = HostFactory(name="db-ja", facts=HOST_FACTS)
+    scenario = ScenarioFactory(slug="pgbench-select-only", name="参照系")
+    old = BuildFactory(version="13.4", name="PostgreSQL 13.4 installed from the Debian packages (bookworm)")
+    new = BuildFactory(version="14.0", name="PostgreSQL 14.0 built from source with a long configure line")
+    study = StudyFactory(
+        title="2024年度 定点観測", builds=[old, new], scenarios=[scenario], baseline=old, db_host=host,
+        status=Study.Status.DONE, collect_perf=True, client_levels=[1, 16, 32, 64, 128, 256, 512],
+    )  # fmt: skip
+    succeeded_runs(study, scenario, {(build, clients): [400.0 + clients, 410.0 + clients] for build in (old, new)
+                                     for clients in study.client_levels})  # fmt: skip
+    trial = study.trials.order_by("position").first()
+    Trial.objects.filter(pk=trial.pk).update(notes=ENGINE_NOTES)
+    trial.refresh_from_db()
+    evidence_refresh(trial=trial, artifacts=real_artifacts())
+    return study, trial

@@ -1,0 +1,33 @@
+"""The engine's notes and reasons are shown in the reader's language where benchdash knows them, as written
+otherwise."""
+
+from django.utils import translation
+
+from benchdash.studies.engine_text import engine_text
+
+
+def test_known_lines_are_translated_with_their_values_and_others_kept() -> None:
+    notes = "\n".join(
+        [
+            "perf: from an extra profiled run",
+            "sar: skipped, it could not start (sadc: not found)",
+            "db-1 stopped answering during the run (timed out); its results were fetched once it answered again",
+            "something the engine learned to say later",
+        ]
+    )
+    with translation.override("ja"):
+        shown = engine_text(notes).splitlines()
+    assert shown == [
+        "perf: 別に行ったプロファイル用の実行から",
+        "sar: 起動できなかったため省略 (sadc: not found)",
+        "db-1 が実行中に応答しなくなった (timed out)。応答が戻ってから結果を取得した",
+        "something the engine learned to say later",
+    ]
+
+
+def test_reasons_joined_by_semicolons_are_translated_part_by_part_and_english_stays_english() -> None:
+    reason = "wait_events: no data (psql failed); cancelled during run"
+    with translation.override("ja"):
+        assert engine_text(reason) == "wait_events: データなし (psql failed); run の途中で取り消された"
+    with translation.override("en"):
+        assert engine_text(reason) == reason
