@@ -10,10 +10,11 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField
-from benchdash.studies.models import Artifact, Attempt, Scenario, Study, StudyPreset, Trial, TrialEvidence
+from benchdash.studies.models import Artifact, Attempt, Scenario, Study, StudyPreset, Trial, TrialEvidence, Variant
 from benchdash.studies.pg_settings import every_major_problems
 from benchdash.studies.results.store import points_refresh_keys, trial_point_keys
-from benchdash.studies.validation import check_study
+from benchdash.studies.validation import build_catalogs, check_study
+from benchdash.studies.variant_checks import variant_problems
 
 
 def _label(model: type[models.Model], name: str) -> str:
@@ -127,10 +128,76 @@ class StudyPresetAdmin(admin.ModelAdmin):
     filter_horizontal = ["scenarios"]
 
 
+VARIANT_FIELDS = (
+    "position",
+    "label",
+    "build",
+    "baseline",
+    "db_host",
+    "data_checksums",
+    "wal_segment_mb",
+    "locale",
+    "encoding",
+    "cpus",
+    "fillfactor",
+    "transactions",
+    "connect_each_transaction",
+    "pg_settings",
+)
+
+
+class VariantAdminForm(forms.ModelForm):
+    """A variant in the admin gets the checks the new-study form gives it (variant_checks.variant_problems)."""
+
+    pg_settings = SettingsField(label=_label(Variant, "pg_settings"), required=False)
+
+    class Meta:
+        model = Variant
+        fields = VARIANT_FIELDS
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        study = Study.objects.filter(pk=self.instance.study_id).select_related("db_host").first()
+        if study is None or not cleaned.get("build"):
+            return cleaned
+        variant = Variant(**{name: value for name, value in cleaned.items() if name not in ("id", "DELETE")})
+        catalogs, _missing = build_catalogs([variant.build])
+        for problem in variant_problems(variant, variant.host_for(study), study.pg_settings, catalogs):
+            self.add_error(None, problem)
+        return cleaned
+
+
+class VariantFormSet(forms.BaseInlineFormSet):
+    def clean(self) -> None:
+        """At most one baseline (the store refuses a second one; this says so at the field)."""
+        super().clean()
+        kept = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+        if sum(bool(form.cleaned_data.get("baseline")) for form in kept) > 1:
+            raise forms.ValidationError(_("One variant is the baseline."))
+
+
+class VariantInline(admin.TabularInline):
+    model = Variant
+    form = VariantAdminForm
+    formset = VariantFormSet
+    extra = 0
+    fields = VARIANT_FIELDS
+
+
 class TrialInline(admin.TabularInline):
     model = Trial
     extra = 0
-    fields = readonly_fields = ("position", "build", "scenario", "clients", "repetition", "status", "tps", "attempts")
+    fields = readonly_fields = (
+        "position",
+        "build",
+        "variant",
+        "scenario",
+        "clients",
+        "repetition",
+        "status",
+        "tps",
+        "attempts",
+    )
     show_change_link = True
     can_delete = False
 
@@ -143,7 +210,7 @@ class StudyAdmin(admin.ModelAdmin):
     search_fields = ["title", "source", "hardware", "notes"]
     filter_horizontal = ["builds", "scenarios"]
     readonly_fields = ["created_at", "started_at", "finished_at", "created_by", "official_by", "official_at"]
-    inlines = [TrialInline]
+    inlines = [VariantInline, TrialInline]
 
 
 class ArtifactLink:

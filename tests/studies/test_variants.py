@@ -13,6 +13,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from benchdash.studies.admin import VariantAdminForm
 from benchdash.studies.forms import StudyForm
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.signals import trial_due
@@ -275,3 +276,15 @@ def _page_and_csv(client, study):
         for name in ("summary_csv", "trials_csv")
     ]
     return [table.split("</table>")[0] for table in tables], csv
+
+
+def test_the_admin_checks_a_variant_as_the_form_does_and_shows_the_study_s_variants(admin_client, rows):
+    study = StudyFactory(db_host=rows["local"], builds=[rows["pg15"]], baseline=rows["pg15"])
+    variant = Variant.objects.get(study=study)
+    data = {"position": "1", "label": "pg15 cpus=8", "build": rows["pg15"].pk, "cpus": "8", "pg_settings": ""}
+    refused = VariantAdminForm(data, instance=Variant(study=study))
+    assert not refused.is_valid()
+    assert refused.errors["__all__"] == ["pg15 cpus=8: 8 CPUs, and local has 2."]
+    assert VariantAdminForm({**data, "cpus": "2"}, instance=Variant(study=study)).is_valid()
+    page = admin_client.get(reverse("admin:studies_study_change", args=[study.pk])).content.decode()
+    assert f'value="{variant.label}"' in page and "variants-TOTAL_FORMS" in page
