@@ -34,6 +34,7 @@ SERVER_FIXTURES = frozenset(
         "redis_server",
         "own_redis_processes",
         "celery_processes",
+        "shared_worker",
         "gunicorn",
         "moto_endpoint",
     }

@@ -5,6 +5,7 @@ The tests using them are transaction=True, so the worker sees committed rows.
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -61,8 +62,11 @@ def point_app_at(url: str) -> str:
 
 
 @pytest.fixture
-def broker() -> str:
-    """Point this process's Celery app at the test Redis db, emptied first."""
+def broker(request: pytest.FixtureRequest, shared_worker_session: "SharedWorker") -> str:
+    """Point this process's Celery app at the test Redis db, emptied first. The session's shared worker stops unless
+    the test uses it: it would take the test's tasks from its own workers."""
+    if "shared_worker" not in request.fixturenames:
+        shared_worker_session.stop()
     url = test_broker_url()
     redis.Redis.from_url(url).flushdb()
     return point_app_at(url)
@@ -197,6 +201,78 @@ def celery_processes(broker: str, tmp_path: Path) -> Iterator[Processes]:
     processes = Processes(broker, tmp_path)
     yield processes
     processes.stop_all()
+
+
+# What a worker logs as a task arrives, and as it ends (succeeded, raised, retry...): "Task <name>[<id>] <event>".
+TASK_EVENT = re.compile(r"Task [\w.]+\[([0-9a-f-]+)\] (\w+)")
+
+
+def tasks_in_hand(log: str) -> set[str]:
+    """The ids of the tasks a worker received and has not ended, by its log (a retried task is received again)."""
+    last_event = dict(TASK_EVENT.findall(log))
+    return {task_id for task_id, event in last_event.items() if event == "received"}
+
+
+class SharedWorker:
+    """One worker for the session's queue tests that neither kill it nor change its settings (starting one costs
+    seconds). It serves every host, as `make run`'s does; each test still brings its own hosts, studies and broker
+    contents (`broker` empties its Redis db), and a worker still busy when its test ends is stopped: nothing of one
+    test runs on into the next."""
+
+    SETTLE_S = 10
+
+    def __init__(self, processes: Processes) -> None:
+        self.processes = processes
+        self.name = f"shared-gw{XDIST_WORKER}"
+        self.process: subprocess.Popen | None = None
+
+    def ensure_started(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            self.process = self.processes.worker(self.name)
+
+    def settle(self) -> None:
+        """Wait for the worker to end its tasks; stop it when it does not within SETTLE_S."""
+        deadline = time.monotonic() + self.SETTLE_S
+        while tasks_in_hand(self.log()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if tasks_in_hand(self.log()):
+            self.stop()
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.processes.kill(self.process)
+            self.process = None
+
+    def log(self) -> str:
+        return self.processes.log(self.name)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests of the shared worker one after another, where the first of them was: a test that uses the broker
+    without it stops it, so that, spread among those, it would start again for nearly every test."""
+    shared = [item for item in items if "shared_worker" in getattr(item, "fixturenames", ())]
+    if shared:
+        first = items.index(shared[0])
+        together = set(shared)
+        others = [item for item in items if item not in together]
+        items[:] = others[:first] + shared + others[first:]
+
+
+@pytest.fixture(scope="session")
+def shared_worker_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedWorker]:
+    processes = Processes(test_broker_url(), tmp_path_factory.mktemp("shared-worker"))
+    yield SharedWorker(processes)
+    processes.stop_all()
+
+
+@pytest.fixture
+def shared_worker(broker: str, transactional_db: None, shared_worker_session: SharedWorker) -> Iterator[SharedWorker]:
+    """The session's worker, started at first use (on the test database: hence a transactional test), idle again
+    before the test's rows are flushed."""
+    shared_worker_session.ensure_started()
+    yield shared_worker_session
+    shared_worker_session.settle()
 
 
 @pytest.fixture

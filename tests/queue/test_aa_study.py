@@ -17,13 +17,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def test_one_build_against_itself_cannot_tell_in_any_cell(
-    client, member, presets, celery_processes, local_target, installed_build
+    client, member, presets, shared_worker, local_target, installed_build
 ):
     host = register_host(local_target)
     same = register_build(installed_build)
     twin = register_build(dataclasses.replace(installed_build, name=f"{installed_build.name}-twin"))
     assert twin.bin_dir == same.bin_dir and twin.pk != same.pk
-    celery_processes.worker("aa")
     data = form_data(
         host=host,
         builds=[same, twin],

@@ -47,10 +47,9 @@ def test_a_cancel_from_the_page_stops_the_pgbench_on_the_target(
 
 
 def test_a_cancel_from_the_page_stops_the_data_load_within_seconds(
-    client, member, presets, celery_processes, local_target, installed_build
+    client, member, presets, shared_worker, local_target, installed_build
 ):
     host, build = register_host(local_target), register_build(installed_build)
-    celery_processes.worker("loader")
     data = form_data(host=host, builds=[build], baseline=build, scenarios=[presets["pgecons-update"]], clients="1")
     client.post(reverse("studies:new"), {**data, "scale": "20", "collect_sar": "", "collect_wait_events": ""})
     study = Study.objects.get(title="queue test")

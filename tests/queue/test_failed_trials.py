@@ -21,11 +21,10 @@ def broken_scenario() -> Scenario:
 
 
 def test_a_failing_trial_is_retried_then_failed_and_can_be_run_again(
-    client, member, presets, celery_processes, local_target, installed_build, broken_scenario
+    client, member, presets, shared_worker, local_target, installed_build, broken_scenario
 ):
     register_host(local_target)
     build = register_build(installed_build)
-    celery_processes.worker("failing")
     args = ["--builds", build.major, "--scenarios", "broken,pgecons-reference", "--clients", "1", "--repetitions", "1"]
     with pytest.raises(CommandError) as raised:
         call_command("queue_study", *args, "--duration", "2", "--wait", stdout=io.StringIO(), stderr=io.StringIO())

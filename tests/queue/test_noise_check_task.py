@@ -9,9 +9,8 @@ from tests.queue.support import register_host, wait_for
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-def test_check_noise_now_runs_the_check_on_the_host_through_a_worker(client, member, celery_processes, local_target):
+def test_check_noise_now_runs_the_check_on_the_host_through_a_worker(client, member, shared_worker, local_target):
     host = register_host(local_target)
-    celery_processes.worker("noise")
     response = client.post(reverse("queue:host_noise_check", args=[host.pk]))
     assert response.status_code == 302
     wait_for(lambda: Host.objects.get(pk=host.pk).noise_checked_at, 90, "the noise check")

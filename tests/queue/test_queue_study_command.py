@@ -79,9 +79,8 @@ def test_it_refuses_an_unknown_build_major(local_rows):
 
 
 @pytest.mark.slow
-def test_with_wait_it_shows_progress_and_exits_0_when_every_trial_succeeded(local_rows, celery_processes):
+def test_with_wait_it_shows_progress_and_exits_0_when_every_trial_succeeded(local_rows, shared_worker):
     build = local_rows[1]
-    celery_processes.worker("cli")
     out, err = queue_study(*ARGS, "--builds", build.major, "--duration", "2", "--wait", "--no-sar", "--no-wait-events")
     study = Study.objects.get(kind=Study.Kind.MEASURED)
     assert out.strip() == str(study.pk)

@@ -21,12 +21,11 @@ def csv_rows(client, url_name: str, study: Study) -> list[dict[str, str]]:
 
 
 def test_a_study_queued_from_the_form_runs_on_a_worker_and_fills_the_csvs(
-    client, member, presets, celery_processes, ssh_target, installed_build, archive_build
+    client, member, presets, shared_worker, ssh_target, installed_build, archive_build
 ):
     host = register_host(ssh_target)
     debian, archive = register_build(installed_build), register_build(archive_build)
     scenarios = [presets["pgecons-reference"], presets["pgecons-update"]]
-    celery_processes.worker("e2e")
     data = form_data(
         host=host,
         builds=[debian, archive],

@@ -20,11 +20,10 @@ MAJORS = ("10", "12", "16")  # with Debian's installed 15: four majors
 
 
 def test_a_study_of_every_registered_build_draws_one_line_from_one_host(
-    client, presets, celery_processes, local_target, installed_build
+    client, presets, shared_worker, local_target, installed_build
 ):
     register_host(local_target)
     builds = [register_build(installed_build)] + [register_build(archive_build_of(major)) for major in MAJORS]
-    celery_processes.worker("matrix")
     args = ["--builds", "all", "--host", "local", "--scenarios", "pgecons-reference", "--clients", "1"]
     args += ["--repetitions", "1", "--duration", "1", "--scale", "1", "--no-sar", "--no-wait-events", "--year", "2026"]
     call_command("queue_study", *args, stdout=io.StringIO(), stderr=io.StringIO())

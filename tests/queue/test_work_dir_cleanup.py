@@ -64,10 +64,9 @@ def _run_study(client, host, build, scenario, **extra) -> Study:
 
 
 def test_a_study_that_ends_leaves_no_cluster_and_the_host_notes_its_work_dir(
-    client, member, presets, celery_processes, local_target, installed_build
+    client, member, presets, shared_worker, local_target, installed_build
 ):
     host, build = register_host(local_target), register_build(installed_build)
-    celery_processes.worker("ender")
     study = _run_study(client, host, build, presets["pgecons-reference"])
     ended = time.monotonic()
 
@@ -101,10 +100,9 @@ def test_a_cancelled_study_leaves_no_cluster_and_no_server_within_seconds(
 
 
 def test_kept_data_stays_through_the_sweep_until_a_member_clears_the_host(
-    client, member, presets, celery_processes, local_target, installed_build
+    client, member, presets, shared_worker, local_target, installed_build
 ):
     host, build = register_host(local_target), register_build(installed_build)
-    celery_processes.worker("keeper")
     study = _run_study(client, host, build, presets["pgecons-reference"], keep_data="on")
     gone_study = _leftover_cluster(host.work_dir, "gone-study-s1-f100", study_id=study.pk + 1000)
     assert study.status == Study.Status.DONE and study.keep_data
