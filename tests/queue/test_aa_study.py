@@ -30,7 +30,7 @@ def test_one_build_against_itself_cannot_tell_in_any_cell(
         scenarios=[presets["pgecons-reference"]],
         repetitions="3",
         max_repetitions="5",
-        duration="2",
+        duration="1",
     )
     client.post(reverse("studies:new"), data)
     study = Study.objects.get(title="queue test")
