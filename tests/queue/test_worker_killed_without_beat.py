@@ -13,7 +13,7 @@ def test_the_next_worker_puts_back_a_trial_lost_while_beat_was_down(
     client, member, presets, celery_processes, local_target, installed_build
 ):
     _, study, first_worker, _ = queue_reference_study_and_wait_for_pgbench(
-        client, celery_processes, local_target, installed_build, duration="10", worker="doomed"
+        client, celery_processes, local_target, installed_build, duration="4", worker="doomed"
     )
     interrupted = Trial.objects.get(study=study, status=Trial.Status.RUNNING)
     celery_processes.kill(first_worker)
