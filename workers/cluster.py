@@ -27,6 +27,7 @@ from workers.initdb_options import InitdbOptions, initdb_arguments, known_option
 from workers.pg_conf import (
     ClusterError,
     RefusedSetting,
+    ServerCannotStart,
     UnknownSetting,
     conf_lines,
     hba_lines,
@@ -35,6 +36,7 @@ from workers.pg_conf import (
     passfile_line,
     unknown_settings,
 )
+from workers.repeating_failure import REPEATS, repeating_cause
 from workers.settings_catalog import PG_SETTINGS_SQL, SettingsCatalog, catalog_from_pg_settings
 from workers.settings_rules import study_settings_refusals
 from workers.transport import CommandResult, Transport
@@ -255,6 +257,10 @@ class Cluster:
                 return
             except ClusterError as error:
                 log = self.server_log_tail(20).decode("utf-8", "replace")
+                cause = repeating_cause(f"{log}\n{error}")
+                if cause is not None:
+                    message = f"the server cannot start ({REPEATS}):\n{cause}\n\n{error}\n--- server log ---\n{log}"
+                    raise ServerCannotStart(message) from error
                 port_taken = "could not bind" in log or "in use" in log
                 if not port_taken or attempt == START_ATTEMPTS - 1:
                     raise ClusterError(f"{error}\n--- server log ---\n{log}") from error

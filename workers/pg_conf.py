@@ -23,6 +23,10 @@ class UnknownSetting(RefusedSetting):
     pass
 
 
+class ServerCannotStart(ClusterError):
+    """The server did not start for a cause that repeats (workers/repeating_failure.py): its own words."""
+
+
 def conf_quote(value: str) -> str:
     """A postgresql.conf string literal: quotes doubled, backslashes and line breaks escaped.
 

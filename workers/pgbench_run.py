@@ -16,6 +16,7 @@ from functools import partial
 from workers.host_wait import HostPatience, WaitReport, reconnect_waiting
 from workers.parallel import concurrently
 from workers.pgbench import PgbenchOutputError, parse_pgbench_output
+from workers.repeating_failure import REPEATS, SCRIPT_CAUSES, repeating_cause
 from workers.spec import TrialOutcome, TrialSpec
 from workers.transport import CommandResult, CommandTimeout, ConnectionLost, Transport, TransportError
 
@@ -27,7 +28,7 @@ PROBE_S = 5.0
 PROBE_WAIT_S = 0.1
 # pgbench may run this long past its duration (connections, a slow last transaction) before it is stopped.
 OVERRUN_S = 120.0
-WHILE_RUNNING_AFTER_S = 1.0
+WHILE_RUNNING_AFTER_S = 0.3
 STOP_GRACE_S = 5.0
 
 
@@ -57,7 +58,7 @@ class PgbenchRun:
         self.should_cancel = should_cancel
         self.patience = patience
         self.on_wait = on_wait
-        # Called once, WHILE_RUNNING_AFTER_S into the run, when its clients are connected (the CPU set check).
+        # Called once, WHILE_RUNNING_AFTER_S into the run, once its clients have connected (the CPU set check).
         self.while_running: Callable[[], object] | None = while_running
         self.started = False  # from its start on, the runner's clean-up stops it, whatever happens
 
@@ -71,11 +72,12 @@ class PgbenchRun:
             if self.should_cancel():
                 self.stop_keeping_output()
                 raise TrialCancelled()
-            elapsed = time.monotonic() - started
             check = self.while_running
-            if check is not None and elapsed >= WHILE_RUNNING_AFTER_S:
+            if check is not None:
+                time.sleep(max(0.0, WHILE_RUNNING_AFTER_S - (time.monotonic() - started)))
                 self.while_running = None
                 check()
+            elapsed = time.monotonic() - started
             if elapsed > self.spec.duration_s + OVERRUN_S:
                 self.stop_keeping_output()
                 raise TrialOverran(f"pgbench still ran {OVERRUN_S:g}s after its duration; stopped")
@@ -117,9 +119,16 @@ class PgbenchRun:
         self.outcome.artifacts["pgbench_stderr"] = result.stderr
 
     def record(self, result: CommandResult, pgbench: str) -> None:
-        """What pgbench printed, and what it says, onto the outcome; pgbench is its path (for its version)."""
+        """What pgbench printed, and what it says, onto the outcome; pgbench is its path (for its version). A
+        script pgbench cannot read or run fails the trial for good (workers/repeating_failure.py)."""
         self.started = False
         self.keep_output(result)
+        self.read_result(result, pgbench)
+        cause = repeating_cause(result.stderr.decode("utf-8", "replace"), SCRIPT_CAUSES)
+        if not self.outcome.ok and cause is not None:
+            self.outcome.deterministic, self.outcome.error = True, f"{self.outcome.error} ({REPEATS}): {cause}"
+
+    def read_result(self, result: CommandResult, pgbench: str) -> None:
         try:
             parsed = parse_pgbench_output(
                 result.stdout.decode("utf-8", "replace"),

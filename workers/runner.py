@@ -52,7 +52,7 @@ from workers.facts import collect_host_facts
 from workers.host_wait import HostGaveUp, HostPatience, WaitReport, unheard
 from workers.initdb_options import InitdbOptionUnknown
 from workers.parallel import concurrently
-from workers.pg_conf import RefusedSetting
+from workers.pg_conf import RefusedSetting, ServerCannotStart
 from workers.pgbench import pgbench_command
 from workers.pgbench_run import PgbenchRun, TrialCancelled
 from workers.spec import TrialOutcome, TrialSpec
@@ -94,7 +94,8 @@ def run_trial(
         run.connection_lost = isinstance(error, ConnectionLost | HostGaveUp)
         run.outcome.host_unreachable = isinstance(error, HostGaveUp)  # as when it could not be reached at all
         # another attempt would be refused the same
-        run.outcome.deterministic = isinstance(error, RefusedSetting | InitdbOptionUnknown | CpuSetError)
+        repeats = RefusedSetting | ServerCannotStart | InitdbOptionUnknown | CpuSetError
+        run.outcome.deterministic = isinstance(error, repeats)
         run.outcome.ok = False
         run.outcome.error = f"{type(error).__name__}: {error}"
     finally:

@@ -25,6 +25,7 @@ from benchdash.studies.lifecycle.signals import send_study_ended_after_commit, s
 from benchdash.studies.models import Attempt, Study, Trial, Variant
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from benchdash.studies.variant_design import build_variants
+from workers.repeating_failure import REPEATS
 from workers.spec import RunOrder
 
 ACTIVE = (Study.Status.QUEUED, Study.Status.RUNNING)
@@ -116,6 +117,13 @@ def study_cancel(*, study: Study) -> bool:
             send_study_ended_after_commit(study.pk)
     study.refresh_from_db(fields=["status", "finished_at"])
     return bool(changed)
+
+
+def repeating_failures(*, study: Study) -> list[str]:
+    """The errors of the study's failed trials whose cause repeats (workers/repeating_failure.py), each once: run
+    again with nothing changed, they fail the same way."""
+    failed = study.trials.filter(status=Trial.Status.FAILED, error__contains=REPEATS)
+    return sorted(set(failed.values_list("error", flat=True)))
 
 
 def study_retry_failed(*, study: Study) -> int:

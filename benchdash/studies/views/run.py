@@ -62,8 +62,15 @@ def study_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def study_retry_failed(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=pk)
+    repeating = services.repeating_failures(study=study)
     count = services.study_retry_failed(study=study)
     messages.success(request, _("%(count)s failed trials queued again.") % {"count": count})
+    for error in repeating:
+        message = _(
+            "Some of them failed for a cause that repeats, and nothing benchdash ran since has changed it: unless "
+            "the study's settings, its build or its DB host changed, they will fail the same way. %(error)s"
+        )
+        messages.warning(request, message % {"error": error})
     return redirect("studies:detail", pk=pk)
 
 
