@@ -135,6 +135,9 @@ class Study(models.Model):
         related_name="+",
     )
     official_at = models.DateTimeField(_("marked official at"), null=True, blank=True)
+    # Why a study below the rules for an official study (studies/quality.py) was marked official anyway, as its
+    # marker wrote it; empty for a study that met them. Shown on its page and beside its links on the trends page.
+    official_reason = models.TextField(_("why official below the rules"), blank=True)
     # The smallest difference that counts, as a fraction (0.02 = 2%): a ratio is "faster" or "slower" only when
     # its whole interval lies beyond it (studies/results/uncertainty.py).
     threshold = models.FloatField(
