@@ -1,7 +1,10 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from benchdash.changes.bisects import BisectRefused, minors_between
 from benchdash.changes.models import Acknowledgement
+from benchdash.inventory.models import Build
+from benchdash.studies.models import Scenario, Study
 
 
 class AcknowledgeForm(forms.ModelForm):
@@ -16,4 +19,28 @@ class AcknowledgeForm(forms.ModelForm):
         data = super().clean() or {}
         if data.get("kind") == Acknowledgement.Kind.KNOWN and not (data.get("note") or data.get("link")):
             raise forms.ValidationError(_("Say what the change is: a note or a link."))
+        return data
+
+
+class BisectForm(forms.Form):
+    """Two builds of one major (the registered minors between them are the bisect's), and the design to run."""
+
+    first = forms.ModelChoiceField(label=_("before the change"), queryset=Build.objects.runnable())
+    last = forms.ModelChoiceField(label=_("after the change"), queryset=Build.objects.runnable())
+    template = forms.ModelChoiceField(
+        label=_("design from"), queryset=Study.objects.filter(kind=Study.Kind.MEASURED).order_by("-pk")
+    )
+    scenario = forms.ModelChoiceField(label=_("scenario"), queryset=Scenario.objects.order_by("slug"))
+    clients = forms.IntegerField(label=_("clients"), min_value=1)
+
+    def clean(self) -> dict:
+        data = super().clean() or {}
+        first, last = data.get("first"), data.get("last")
+        if first and last:
+            try:
+                data["builds"] = minors_between(first, last)
+            except BisectRefused as error:
+                raise forms.ValidationError(_("The two builds must be of one major.")) from error
+            if first.version_sort >= last.version_sort:
+                raise forms.ValidationError(_("The build before the change must be the older one."))
         return data

@@ -133,6 +133,11 @@ class Bisect(models.Model):
     def __str__(self) -> str:
         return f"bisect {self.pk}"
 
+    def minors(self) -> list[Build]:
+        """The bisect's minors, oldest first (`low`, `high` and each step's indexes point into this list)."""
+        by_id = Build.objects.in_bulk(self.builds)
+        return [by_id[pk] for pk in self.builds if pk in by_id]
+
 
 class BisectStep(models.Model):
     """One study of a bisect: the minor at `low` (baseline) against the one at `compared`, and its verdict."""
