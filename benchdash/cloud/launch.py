@@ -75,11 +75,10 @@ def bring_up(cloud_study_id: int) -> str:
     """Launch the cloud study's instances and ready them, then queue the study; on any failure terminate what
     was launched and fail the study. Returns the cloud study's state."""
     cloud = CloudStudy.objects.select_related("template", "study").get(pk=cloud_study_id)
-    if cloud.state != CloudStudy.State.LAUNCHING:
-        return str(cloud.state)
+    ec2 = aws.ec2_client(cloud.template.region)
     try:
-        ec2 = aws.ec2_client(cloud.template.region)
-        launch_instances(ec2, cloud)
+        if not launch_once(ec2, cloud):
+            return str(CloudStudy.objects.values_list("state", flat=True).get(pk=cloud.pk))
         ready_instances(ec2, cloud)
     except Exception as error:
         logger.exception("cloud study %s: the launch failed", cloud.pk)
@@ -88,6 +87,17 @@ def bring_up(cloud_study_id: int) -> str:
     CloudStudy.objects.filter(pk=cloud.pk).update(state=CloudStudy.State.READY)
     services.study_enqueue(study=cloud.study)
     return str(CloudStudy.State.READY)
+
+
+def launch_once(ec2: Any, cloud: CloudStudy) -> bool:
+    """Launch the instances unless they were (a second delivery of the task): False when nothing is left to do.
+    An instance launched by a call that failed later is not noted here; its tags let the reaper end it."""
+    with transaction.atomic():
+        locked = CloudStudy.objects.select_for_update().get(pk=cloud.pk)
+        if locked.state != CloudStudy.State.LAUNCHING or locked.instances.exclude(instance_id="").exists():
+            return False
+        launch_instances(ec2, cloud)
+    return True
 
 
 def launch_instances(ec2: Any, cloud: CloudStudy) -> None:

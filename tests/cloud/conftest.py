@@ -6,10 +6,14 @@ from decimal import Decimal
 import boto3
 import pytest
 
-from benchdash.cloud.models import CloudTemplate
+from benchdash.cloud.launch import cloud_study_create
+from benchdash.cloud.models import CloudStudy, CloudTemplate
+from benchdash.studies.forms import StudyForm
 from tests.cloud import stand_in
-from tests.queue.conftest import broker, celery_processes, member, presets  # noqa: F401
+from tests.queue.conftest import *  # noqa: F403 (the queue tests' fixtures, with what they need in turn)
+from tests.queue.support import form_data, register_host
 from tests.s3 import S3_CREDENTIALS
+from workers.spec import HostSpec
 
 REGION = "us-east-1"
 
@@ -34,19 +38,13 @@ def cloud_stand_in(ssh_target, settings):
     stand_in.STAND_IN.clear()
 
 
-def make_template(ec2, ssh_target=None, **fields) -> CloudTemplate:
-    """A template on moto's default VPC, its first image, and the ssh_target's user and key when given."""
-    image = ec2.describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
-    subnet = ec2.describe_subnets()["Subnets"][0]["SubnetId"]
-    group = ec2.describe_security_groups(GroupNames=["default"])["SecurityGroups"][0]["GroupId"]
-    if "benchdash-test" not in {pair["KeyName"] for pair in ec2.describe_key_pairs()["KeyPairs"]}:
-        ec2.create_key_pair(KeyName="benchdash-test")
+def make_template(ec2=None, ssh_target=None, **fields) -> CloudTemplate:
+    """A template on moto's default VPC and first image (made-up ids without ec2), with the ssh_target's user and
+    key when given. Prices: an m5a.8xlarge DB host at 1.376 USD an hour, a c5.2xlarge client at 0.34."""
     values = {
         "name": "consortium",
         "region": REGION,
-        "image_id": image,
-        "subnet_id": subnet,
-        "security_group_id": group,
+        **(moto_ids(ec2) if ec2 else MADE_UP_IDS),
         "key_name": "benchdash-test",
         "key_path": ssh_target.key_path if ssh_target else "/nonexistent/key",
         "ssh_user": ssh_target.username if ssh_target else "admin",
@@ -63,3 +61,27 @@ def make_template(ec2, ssh_target=None, **fields) -> CloudTemplate:
     template.full_clean()
     template.save()
     return template
+
+
+MADE_UP_IDS = {"image_id": "ami-0123456789abcdef0", "subnet_id": "subnet-0123abcd", "security_group_id": "sg-0123abcd"}
+
+
+def moto_ids(ec2) -> dict[str, str]:
+    """moto's first image, its default VPC's first subnet and default security group; the key pair made once."""
+    if "benchdash-test" not in {pair["KeyName"] for pair in ec2.describe_key_pairs()["KeyPairs"]}:
+        ec2.create_key_pair(KeyName="benchdash-test")
+    return {
+        "image_id": ec2.describe_images(Owners=["amazon"])["Images"][0]["ImageId"],
+        "subnet_id": ec2.describe_subnets()["Subnets"][0]["SubnetId"],
+        "security_group_id": ec2.describe_security_groups(GroupNames=["default"])["SecurityGroups"][0]["GroupId"],
+    }
+
+
+def queue_cloud_study(template, build, scenarios, placeholder: HostSpec) -> CloudStudy:
+    """The cloud study the page would queue: a one-trial study (the form's DB host is only a placeholder, the
+    cloud study's own hosts replace it)."""
+    host = register_host(placeholder)
+    data = form_data(host=host, builds=[build], baseline=build, scenarios=scenarios, clients="1")
+    form = StudyForm(data)
+    assert form.is_valid(), form.errors
+    return cloud_study_create(template=template, data=form.cleaned_data, study_seconds=form.estimated_seconds())

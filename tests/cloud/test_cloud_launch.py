@@ -9,25 +9,15 @@ from functools import partial
 import pytest
 
 from benchdash.cloud import aws
-from benchdash.cloud.launch import bring_up, cloud_study_create
+from benchdash.cloud.launch import bring_up
 from benchdash.cloud.models import CloudStudy
-from benchdash.studies.forms import StudyForm
 from benchdash.studies.models import Study
 from tests.cloud import stand_in
-from tests.cloud.conftest import make_template
-from tests.queue.support import form_data, register_build, register_host
+from tests.cloud.conftest import make_template, queue_cloud_study
+from tests.queue.support import register_build
 from tests.sshd import generate_key
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-def queue_cloud_study(template, build, scenarios, ssh_target) -> CloudStudy:
-    """The cloud study the form would queue (its DB host field is the cloud's own, set by cloud_study_create)."""
-    placeholder = register_host(ssh_target)
-    data = form_data(host=placeholder, builds=[build], baseline=build, scenarios=scenarios, clients="1")
-    form = StudyForm(data)
-    assert form.is_valid(), form.errors
-    return cloud_study_create(template=template, data=form.cleaned_data, study_seconds=form.estimated_seconds())
 
 
 def test_a_cloud_study_launches_tagged_instances_pins_the_console_key_and_is_queued(
