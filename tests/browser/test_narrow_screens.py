@@ -1,0 +1,45 @@
+"""Every page reads at 390, 768 and 1366 px without sideways scrolling (wide tables scroll inside their own box),
+and the header takes one or two rows."""
+
+import os
+
+import pytest
+
+from tests.site_pages import site_with_everything
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WIDTHS = (1366, 768, 390)
+# The header's rows: its links, buttons and fields grouped by their vertical centres (6 px apart or more: a new row).
+HEADER_ROWS = """
+var items = document.querySelectorAll('.site-header a, .site-header button, .site-header select');
+var centres = Array.from(items).filter(function (item) { return item.offsetParent !== null; })
+  .map(function (item) { var box = item.getBoundingClientRect(); return box.top + box.height / 2; })
+  .sort(function (a, b) { return a - b; });
+return centres.filter(function (centre, i) { return i === 0 || centre - centres[i - 1] >= 6; }).length;
+"""
+# clientWidth: the window less its vertical scroll bar, what the page may fill without a sideways scroll.
+OVERFLOW = "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];"
+
+
+def log_in(browser, live_server, client, member) -> None:
+    client.force_login(member)
+    browser.get(live_server.url + "/accounts/login/")
+    browser.add_cookie({"name": "sessionid", "value": client.cookies["sessionid"].value, "path": "/"})
+
+
+def test_every_page_fits_390_768_and_1366_px_with_a_header_of_at_most_two_rows(live_server, browser, client):
+    pages, member = site_with_everything()
+    log_in(browser, live_server, client, member)
+    wrong = {}
+    for name, url in pages.items():
+        for width in WIDTHS:
+            browser.set_window_size(width, 900)
+            browser.get(live_server.url + url)
+            scroll_width, window_width = browser.execute_script(OVERFLOW)
+            rows = browser.execute_script(HEADER_ROWS)
+            if os.environ.get("BENCHDASH_SCREENSHOTS"):
+                browser.save_screenshot(f"{os.environ['BENCHDASH_SCREENSHOTS']}/{name.replace(' ', '-')}-{width}.png")
+            if scroll_width > window_width or rows > 2:
+                wrong[f"{name} at {width}"] = f"{scroll_width} px wide in {window_width}, header of {rows} rows"
+    assert wrong == {}, "\n".join(f"{where}: {what}" for where, what in wrong.items())
