@@ -1,6 +1,6 @@
 from django.urls import path
 
-from benchdash.studies.views import csv, evidence, evidence_data, pages, report, run
+from benchdash.studies.views import csv, evidence, evidence_data, official, pages, report, run
 
 app_name = "studies"
 urlpatterns = [
@@ -11,7 +11,8 @@ urlpatterns = [
     path("new/", run.study_new, name="new"),
     path("<int:pk>/cancel/", run.study_cancel, name="cancel"),
     path("<int:pk>/retry-failed/", run.study_retry_failed, name="retry_failed"),
-    path("<int:pk>/official/", run.study_official, name="official"),
+    path("<int:pk>/official/", official.study_official, name="official"),
+    path("<int:pk>/official/confirm/", official.study_official_confirm, name="official_confirm"),
     path("<int:pk>/progress.json", run.study_progress_json, name="progress"),
     path("<int:pk>/report/", report.study_report, name="report"),
     path("<int:pk>/report.csv", report.report_csv, name="report_csv"),

@@ -88,8 +88,13 @@ def _segment_trace(number: int, segment: list[IndexPoint]) -> dict:
         "hovertext": [_point_hover(point) for point in segment],
         "hoverinfo": "text",
         "line": {"color": color, "width": 2.5},
-        "marker": {"color": color, "size": 9},
+        # An open marker: the link reaching the point comes from a study below the rules (Study.official_reason).
+        "marker": {"color": color, "size": 9, "symbol": [_marker_symbol(point) for point in segment]},
     }
+
+
+def _marker_symbol(point: IndexPoint) -> str:
+    return "circle-open" if point.link and point.link.study.official_reason else "circle"
 
 
 def _matrix_trace(number: int, matrix: MatrixTrace) -> dict:
@@ -121,6 +126,9 @@ def _point_hover(point: IndexPoint) -> str:
         f"{escape(link.older_version)} → {escape(link.newer_version)}: × {link.ratio:.3f}{builds}",
         _("measured by") + f": {escape(link.study.label)}",
     ]
+    if link.study.official_reason:
+        reason = escape(link.study.official_reason)
+        lines.append(_("below the rules for an official study: %(reason)s") % {"reason": reason})
     if point.backward:
         lines.append(_("reached from the newer %(version)s") % {"version": escape(point.reached_from or "")})
     lines += [

@@ -51,6 +51,8 @@ class StudyRef:
     title: str
     statistic: str = "median"
     year_inferred: bool = False
+    # Why it counts although it is below the rules for an official study (Study.official_reason); empty: it met them.
+    official_reason: str = ""
 
     @property
     def label(self) -> str:

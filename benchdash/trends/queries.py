@@ -52,5 +52,6 @@ def _points_by_scenario(study_points: QuerySet[StudyPoint]) -> dict[int, list[Po
 
 
 def _study_refs(study_ids: Iterable[int]) -> dict[int, StudyRef]:
-    rows = Study.objects.filter(id__in=set(study_ids)).values_list("id", "year", "title", "statistic", "year_inferred")
+    fields = ("id", "year", "title", "statistic", "year_inferred", "official_reason")
+    rows = Study.objects.filter(id__in=set(study_ids)).values_list(*fields)
     return {row[0]: StudyRef(*row) for row in rows}

@@ -17,8 +17,10 @@ def marker(django_user_model):
     return user
 
 
-def mark(client, study: Study, official: str = "true"):
-    return client.post(reverse("studies:official", args=[study.pk]), {"official": official}, HTTP_ACCEPT_LANGUAGE="en")
+def mark(client, study: Study, official: str = "true", **fields):
+    """Mark as the confirmation screen does (a study of the factory is below the rules: a reason goes with it)."""
+    data = {"official": official, "confirm": "1", "reason": "a smoke test", **fields}
+    return client.post(reverse("studies:official", args=[study.pk]), data, HTTP_ACCEPT_LANGUAGE="en")
 
 
 def test_a_measured_study_starts_unofficial_and_a_published_one_official():
@@ -101,9 +103,105 @@ def test_the_study_page_says_whether_the_study_counts(client, marker):
     assert "Include in trends (mark official)" not in page  # only for a member with the permission
 
     client.force_login(marker)
-    assert "Include in trends (mark official)" in client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Include in trends (mark official)" in page
+    assert reverse("studies:official_confirm", args=[study.pk]) in page
     mark(client, study)
     page = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "official: counts in the trends" in page
     assert "marked by marker on" in page
     assert "Take it out of the trends" in page
+
+
+def _smoke_test_study():
+    """The issue's case: 3 s at scale 1 on a noisy host, 3 runs a side, one failed trial; the 2021 preset runs its
+    scenario for 60 s at scale 2000."""
+    from benchdash.studies.models import StudyPreset, Trial
+    from tests.factories import BuildFactory, ScenarioFactory, TrialFactory, succeeded_runs
+
+    scenario = ScenarioFactory(slug="pgecons-reference-smoke")
+    preset = StudyPreset.objects.create(slug="pgecons-2021", name="PGECons 2021", client_levels=[1], scale=2000)
+    preset.scenarios.add(scenario)
+    old, new = BuildFactory(version="13.4"), BuildFactory(version="15.0")
+    study = StudyFactory(
+        status=Study.Status.DONE,
+        builds=[old, new],
+        baseline=old,
+        scenarios=[scenario],
+        duration_s=3,
+        scale=1,
+        noise_check={"verdict": "noisy"},
+    )
+    succeeded_runs(study, scenario, {(old, 1): [100.0, 140.0, 70.0], (new, 1): [150.0, 90.0, 200.0]})
+    TrialFactory(study=study, build=new, scenario=scenario, clients=2, status=Trial.Status.FAILED, error="boom")
+    return study
+
+
+def test_marking_official_shows_the_studys_quality_first_and_changes_nothing(client, marker):
+    study = _smoke_test_study()
+    client.force_login(marker)
+
+    response = client.post(reverse("studies:official", args=[study.pk]), {"official": "true"})
+    assert response["Location"] == reverse("studies:official_confirm", args=[study.pk])
+    study.refresh_from_db()
+    assert study.official is False  # the home page's figures never change without the screen
+
+    page = client.get(response["Location"], HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    checks = client.get(response["Location"], HTTP_ACCEPT_LANGUAGE="en").context["quality"].checks
+    assert [(str(c.name), c.value, c.met) for c in checks] == [
+        ("noise check of the DB host", "noisy", False),
+        ("duration", "3 s", False),
+        ("scale", "1", False),
+        ("run-to-run spread", "35.8%", False),  # the median of the two cells' CVs, 34.0% and 37.6%
+        ("cells with a verdict", "0 / 1 (0%)", False),
+        ("failed trials", "1", False),
+    ]
+    assert (
+        str(checks[1].rule) == "at least PGECons 2021's 60 s" and str(checks[2].rule) == "at least PGECons 2021's 2000"
+    )
+    assert "This study is below the rules" in page and 'name="reason"' in page
+
+
+def test_below_the_rules_a_study_counts_only_with_a_written_reason_which_the_pages_show(client, marker):
+    study = _smoke_test_study()
+    client.force_login(marker)
+
+    refused = mark(client, study, reason="  ")
+    assert refused.status_code == 400 and "write why this study should count" in refused.content.decode()
+    study.refresh_from_db()
+    assert study.official is False
+
+    mark(client, study, reason="the only 15.0 figures we have; rerun planned")
+    study.refresh_from_db()
+    assert (study.official, study.official_reason) == (True, "the only 15.0 figures we have; rerun planned")
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "the reason given:" in page and "rerun planned" in page
+    trends = client.get(reverse("trends:index"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "drawn open: this study is below the rules for an official study" in trends
+    assert "&quot;circle-open&quot;" in trends or '"circle-open"' in trends
+
+    mark(client, study, "false")
+    study.refresh_from_db()
+    assert study.official_reason == ""
+
+
+def test_a_study_that_meets_the_rules_needs_no_reason(client, marker):
+    from tests.factories import BuildFactory, ScenarioFactory, succeeded_runs
+
+    scenario = ScenarioFactory(slug="no-preset-runs-this")
+    old, new = BuildFactory(version="13.4"), BuildFactory(version="15.0")
+    study = StudyFactory(
+        status=Study.Status.DONE,
+        builds=[old, new],
+        baseline=old,
+        scenarios=[scenario],
+        noise_check={"verdict": "quiet"},
+    )
+    runs = [100.0, 101.0, 99.0, 100.5, 99.5]
+    succeeded_runs(study, scenario, {(old, 1): runs, (new, 1): [run * 1.1 for run in runs]})
+    client.force_login(marker)
+    screen = client.get(reverse("studies:official_confirm", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en")
+    assert screen.context["quality"].meets_rules and 'name="reason"' not in screen.content.decode()
+    client.post(reverse("studies:official", args=[study.pk]), {"official": "true", "confirm": "1"})
+    study.refresh_from_db()
+    assert (study.official, study.official_reason) == (True, "")

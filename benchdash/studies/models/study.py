@@ -219,15 +219,17 @@ class Study(models.Model):
         )
         return len(trials)
 
-    def mark_official(self, official: bool, *, by: Any = None) -> bool:
+    def mark_official(self, official: bool, *, by: Any = None, reason: str = "") -> bool:
         """Include the study in the trends (official) or take it out; False when it still runs (its figures
-        are not final), in which case nothing changes. Records who decided and when."""
+        are not final), in which case nothing changes. Records who decided, when, and why where the study is
+        below the rules for an official study (studies/quality.py)."""
         if official and not self.has_ended:
             return False
         self.official = official
         self.official_by = by if official and getattr(by, "pk", None) else None
         self.official_at = timezone.now() if official else None
-        self.save(update_fields=["official", "official_by", "official_at"])
+        self.official_reason = reason if official else ""
+        self.save(update_fields=["official", "official_by", "official_at", "official_reason"])
         return True
 
 

@@ -1,5 +1,5 @@
-"""Running studies from the pages: the new-study form, cancel, retry of failed trials, progress JSON, and the
-mark that makes a study count in the trends (official)."""
+"""Running studies from the pages: the new-study form, cancel, retry of failed trials and progress JSON (the mark
+that makes a study count in the trends is in official.py)."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
@@ -18,7 +18,6 @@ from benchdash.studies.rerun import rerun_initial
 
 QUEUE_PERMISSION = "studies.add_study"
 CANCEL_PERMISSION = "studies.cancel_study"
-OFFICIAL_PERMISSION = "studies.mark_official"
 QUEUE_UNREACHABLE = gettext_lazy(
     "Study saved and queued: %(count)s trials. The queue (Redis) cannot be reached now: the study starts once it can."
 )
@@ -71,22 +70,6 @@ def study_retry_failed(request: HttpRequest, pk: int) -> HttpResponse:
             "the study's settings, its build or its DB host changed, they will fail the same way. %(error)s"
         )
         messages.warning(request, message % {"error": error})
-    return redirect("studies:detail", pk=pk)
-
-
-@login_required
-@permission_required(OFFICIAL_PERMISSION, raise_exception=True)
-@require_POST
-def study_official(request: HttpRequest, pk: int) -> HttpResponse:
-    """POST official=true includes the study in the trends, official=false takes it out."""
-    study = get_object_or_404(Study, pk=pk)
-    official = request.POST.get("official") == "true"
-    if not study.mark_official(official, by=request.user):
-        messages.warning(request, _("A study counts in the trends only once nothing of it runs any more."))
-    elif official:
-        messages.success(request, _("The study is official: it counts in the trends."))
-    else:
-        messages.success(request, _("The study no longer counts in the trends."))
     return redirect("studies:detail", pk=pk)
 
 

@@ -1,0 +1,118 @@
+"""How good a study is before it counts in the trends: the figures the "mark official" screen shows first, each
+against the documented rule for an official study (docs/STATISTICS.md, "Before a study counts in the trends").
+
+A study below any rule may still be marked official, but only with a written reason (Study.official_reason),
+which its page and the trends page show beside its links.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+from benchdash.studies.models import Study, StudyPreset, Trial
+from benchdash.studies.results.compare import Point
+from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.uncertainty import Verdict
+
+# The rules: the spread a trend may rest on, and the share of compared cells that must have said something.
+MAX_MEDIAN_CV = 0.10
+MIN_VERDICT_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class QualityCheck:
+    """One figure of a study against its rule; `met` None where the rule cannot be applied (nothing to compare)."""
+
+    name: str | Promise
+    value: str
+    rule: str | Promise
+    met: bool | None
+
+
+@dataclass(frozen=True)
+class StudyQuality:
+    checks: list[QualityCheck]
+
+    @property
+    def meets_rules(self) -> bool:
+        return all(check.met is not False for check in self.checks)
+
+    @property
+    def below(self) -> list[QualityCheck]:
+        return [check for check in self.checks if check.met is False]
+
+
+def study_quality(study: Study) -> StudyQuality:
+    """The study's figures against the rules (module description)."""
+    points = study_results(study)
+    preset = _preset_of(study)
+    return StudyQuality(
+        [
+            _noise_check(study),
+            *_against_preset(study, preset),
+            _spread_check(points),
+            _verdict_share_check(points),
+            _failed_check(study),
+        ]
+    )
+
+
+def _preset_of(study: Study) -> StudyPreset | None:
+    """The seeds' preset that runs the study's scenarios (the first by slug), the design it is held against."""
+    return StudyPreset.objects.filter(scenarios__in=study.scenarios.all()).distinct().order_by("slug").first()
+
+
+def _noise_check(study: Study) -> QualityCheck:
+    verdict = (study.noise_check or {}).get("verdict") or ""
+    met = verdict in ("quiet", "some_noise")
+    return QualityCheck(_("noise check of the DB host"), verdict or "—", _("not noisy"), met)
+
+
+def _against_preset(study: Study, preset: StudyPreset | None) -> list[QualityCheck]:
+    if preset is None:
+        rule = _("no preset runs these scenarios")
+        return [
+            QualityCheck(_("duration"), f"{study.duration_s} s", rule, None),
+            QualityCheck(_("scale"), str(study.scale), rule, None),
+        ]
+    named = {"preset": preset.name}
+    return [
+        QualityCheck(
+            _("duration"),
+            f"{study.duration_s} s",
+            _("at least %(preset)s's %(value)s s") % {**named, "value": preset.duration_s},
+            study.duration_s >= preset.duration_s,
+        ),
+        QualityCheck(
+            _("scale"),
+            str(study.scale),
+            _("at least %(preset)s's %(value)s") % {**named, "value": preset.scale},
+            study.scale >= preset.scale,
+        ),
+    ]
+
+
+def _spread_check(points: list[Point]) -> QualityCheck:
+    spreads = [point.cv for point in points if point.cv is not None]
+    median = statistics.median(spreads) if spreads else None
+    value = "—" if median is None else f"{median:.1%}"
+    rule = _("median CV of the cells at most %(limit)s") % {"limit": f"{MAX_MEDIAN_CV:.0%}"}
+    return QualityCheck(_("run-to-run spread"), value, rule, median is not None and median <= MAX_MEDIAN_CV)
+
+
+def _verdict_share_check(points: list[Point]) -> QualityCheck:
+    compared = [point for point in points if point.verdict is not None]
+    told = [point for point in compared if point.verdict != Verdict.TOO_FEW_RUNS]
+    share = len(told) / len(compared) if compared else None
+    value = "—" if share is None else f"{len(told)} / {len(compared)} ({share:.0%})"
+    rule = _("at least %(share)s of the compared cells") % {"share": f"{MIN_VERDICT_SHARE:.0%}"}
+    return QualityCheck(_("cells with a verdict"), value, rule, share is not None and share >= MIN_VERDICT_SHARE)
+
+
+def _failed_check(study: Study) -> QualityCheck:
+    failed = study.trials.filter(status=Trial.Status.FAILED).count()
+    return QualityCheck(_("failed trials"), str(failed), _("none"), failed == 0)
