@@ -188,10 +188,16 @@ class Processes:
         return path.read_text(errors="replace") if path.exists() else ""
 
     def stop_all(self) -> None:
-        for process in self.started:
-            if process.poll() is None:
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.kill(process, signal.SIGTERM)
+        """SIGTERM to every group at once (a worker ends its task first), then SIGKILL to what is left after 30 s:
+        one after another, each warm shutdown would wait for the one before."""
+        running = [process for process in self.started if process.poll() is None]
+        for process in running:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        for process in running:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=max(0.0, deadline - time.monotonic()))
             if process.poll() is None:
                 self.kill(process, signal.SIGKILL)
 
