@@ -66,4 +66,4 @@ def running_clusters() -> Iterator[list[Cluster]]:
     clusters: list[Cluster] = []
     yield clusters
     for cluster in clusters:
-        cluster.stop()
+        cluster.stop(mode="immediate")  # the test's data is thrown away: no shutdown checkpoint
