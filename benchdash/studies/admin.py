@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from benchdash.studies import admin_roles  # noqa: F401 (the roles under translated names)
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField
 from benchdash.studies.models import Artifact, Attempt, Scenario, Study, StudyPreset, Trial, TrialEvidence, Variant
 from benchdash.studies.pg_settings import every_major_problems

@@ -23,8 +23,10 @@ def visible_text(html: str) -> str:
 
 
 @pytest.fixture
-def site(db: None):
-    return site_with_everything()
+def site(member_roles: None):
+    pages, member = site_with_everything()
+    admin_pages = {"admin groups": "/admin/auth/group/", "admin member": f"/admin/auth/user/{member.pk}/change/"}
+    return pages | admin_pages, member
 
 
 def test_no_page_in_japanese_holds_known_english_interface_text(client, site) -> None:
