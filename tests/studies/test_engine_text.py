@@ -4,6 +4,9 @@ otherwise."""
 from django.utils import translation
 
 from benchdash.studies.engine_text import engine_text
+from benchdash.studies.lifecycle.progress import study_progress
+from benchdash.studies.models import Study, Trial
+from tests.factories import StudyFactory, TrialFactory
 
 
 def test_known_lines_are_translated_with_their_values_and_others_kept() -> None:
@@ -31,3 +34,11 @@ def test_reasons_joined_by_semicolons_are_translated_part_by_part_and_english_st
         assert engine_text(reason) == "wait_events: データなし (psql failed); run の途中で取り消された"
     with translation.override("en"):
         assert engine_text(reason) == reason
+
+
+def test_a_failed_studys_reason_is_shown_in_the_readers_language(db) -> None:
+    study = StudyFactory(status=Study.Status.FAILED)
+    TrialFactory(study=study, status=Trial.Status.FAILED, error="perf run failed: perf not found")
+
+    with translation.override("ja"):
+        assert study_progress(study).failure_reason == "perf 用の実行が失敗: perf not found"

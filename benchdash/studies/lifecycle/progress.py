@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from benchdash.studies.engine_text import engine_text
 from benchdash.studies.lifecycle.plan import estimate_seconds
 from benchdash.studies.lifecycle.storage_room import storage_reason_shown
 from benchdash.studies.models import Study, Trial
@@ -119,11 +120,11 @@ def _host_waits(study: Study) -> tuple[HostWait, ...]:
 
 
 def _failure_reason(study: Study) -> str:
-    """Why a failed study failed: the error of its trial that failed last."""
+    """Why a failed study failed: the error of its trial that failed last, in the reader's language where known."""
     if study.status != Study.Status.FAILED:
         return ""
     failed = study.trials.filter(status=Trial.Status.FAILED).exclude(error="").order_by("-finished_at", "-pk")
-    return storage_reason_shown(failed.values_list("error", flat=True).first() or "")
+    return engine_text(storage_reason_shown(failed.values_list("error", flat=True).first() or ""))
 
 
 def _status_counts(study: Study) -> dict[str, int]:
