@@ -1,7 +1,7 @@
 # The two commands: `make run` and `make test`. Both set up what is missing first.
 # `make check` is the fast lane: ruff, mypy, the import contracts and the tests that need no servers; it sets up
 # nothing and starts nothing, so it needs the .venv that `make test` or `make run` made.
-.PHONY: run test check setup lint imports need-venv stop bench
+.PHONY: run test check setup lint imports need-venv stop bench certs
 
 # Settings may live in .env (see .env.example); every step below sees them.
 ifneq (,$(wildcard .env))
@@ -19,6 +19,11 @@ run:
 	@.venv/bin/python manage.py ensure_admin
 	@echo "benchdash: http://127.0.0.1:8000  (Ctrl-C stops the web server, worker and beat)"
 	@DEBUG=$${DEBUG:-true} .venv/bin/honcho --procfile deploy/Procfile --app-root . start
+
+# A local CA and the store's and Redis's server certificate, for a multi-machine install (deploy/SCALE-OUT.md):
+# make certs NAMES="dashboard.lab 10.0.0.5" (the names the workers connect to); into var/certs, the CA kept.
+certs:
+	@bash deploy/make-certs.sh $${BENCHDASH_VAR_DIR:-var}/certs $(NAMES)
 
 need-venv:
 	@test -x .venv/bin/python || { echo "benchdash: no .venv here: run make test or make run once first" >&2; exit 1; }

@@ -21,6 +21,7 @@ from benchdash.env import (
     secret_file,
     url_credentials,
 )
+from benchdash.tls import check_links_encrypted, redis_tls_options
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BENCHDASH_VAR_DIR", str(BASE_DIR / "var")))
@@ -208,6 +209,11 @@ CELERY_BROKER_TRANSPORT = "benchdash.queue.broker:Transport"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_RESULT_BACKEND = REDIS_URL
+# A rediss:// REDIS_URL: TLS with the server's certificate and name checked (benchdash/tls.py), for the broker and the
+# results alike; BENCHDASH_REQUIRE_TLS refuses plain links to the store and the broker (deploy/SCALE-OUT.md).
+CELERY_BROKER_USE_SSL = CELERY_REDIS_BACKEND_USE_SSL = redis_tls_options(REDIS_URL)
+if env_bool("BENCHDASH_REQUIRE_TLS", False):
+    check_links_encrypted(DATABASES["default"].get("OPTIONS", {}), REDIS_URL)
 # The store keeps every outcome: a task result would only be one more write to Redis.
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
