@@ -18,6 +18,7 @@ from django.http import QueryDict
 from benchdash.changes import bisection
 from benchdash.changes.bisection import SAME, Outcome, Step
 from benchdash.changes.models import Bisect, BisectStep, ChangePoint
+from benchdash.inventory.builds import registered_minors
 from benchdash.inventory.models import Build
 from benchdash.studies.forms import StudyForm
 from benchdash.studies.lifecycle import services
@@ -41,17 +42,14 @@ class BisectRefused(ValueError):
 
 
 def minors_between(first: Build, last: Build) -> list[Build]:
-    """The registered runnable builds of one major from `first` to `last`, one per version, oldest first."""
+    """The registered runnable builds of one major from `first` to `last`, one per version, oldest first (the two
+    given stand for their versions)."""
     if first.major != last.major:
         raise BisectRefused(f"{first.version} and {last.version} are not of one major")
-    low, high = sorted((first.version_sort, last.version_sort))
-    candidates = Build.objects.runnable().filter(version_sort__range=(low, high)).order_by("version_sort", "-pk")
-    by_version: dict[str, Build] = {}
-    for build in candidates:
-        if build.major == first.major:
-            by_version.setdefault(build.version, build)
-    by_version.update({first.version: first, last.version: last})
-    return sorted(by_version.values(), key=lambda build: build.version_sort)
+    older, newer = sorted((first, last), key=lambda build: build.version_sort)
+    between = {build.version: build for build in registered_minors(f"{older.version}..{newer.version}")}
+    between.update({first.version: first, last.version: last})
+    return sorted(between.values(), key=lambda build: build.version_sort)
 
 
 def bisect_create(

