@@ -1,12 +1,13 @@
 """What the API answers, item by item: the OpenAPI schema is made from these classes (docs/API.md)."""
 
 from datetime import datetime
+from typing import Any
 
 from ninja import ModelSchema, Schema
 from pydantic import BaseModel, ConfigDict
 
 from benchdash.inventory.models import Build, Host
-from benchdash.studies.models import Scenario, Study, TrialEvidence
+from benchdash.studies.models import Scenario, TrialEvidence
 
 
 class HostOut(ModelSchema):
@@ -45,50 +46,41 @@ class ScenarioOut(ModelSchema):
         ]
 
 
-class StudyOut(ModelSchema):
+class StudyOut(BaseModel):
+    """A study: measured here or published. Plain pydantic over values() rows, as TrialOut."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    title: str
+    year: int
+    year_inferred: bool
+    kind: str
+    status: str
+    official: bool
+    statistic: str
+    source: str
+    hardware: str
+    os: str
     db_host_id: int | None
     client_host_id: int | None
     baseline_id: int | None
     build_ids: list[int]
     scenario_slugs: list[str]
-
-    class Meta:
-        model = Study
-        fields = [
-            "id",
-            "title",
-            "year",
-            "year_inferred",
-            "kind",
-            "status",
-            "official",
-            "statistic",
-            "source",
-            "hardware",
-            "os",
-            "client_levels",
-            "repetitions",
-            "max_repetitions",
-            "duration_s",
-            "scale",
-            "fillfactor",
-            "pg_settings",
-            "run_order",
-            "threshold",
-            "notes",
-            "conclusions",
-            "created_at",
-            "started_at",
-            "finished_at",
-        ]
-
-    @staticmethod
-    def resolve_build_ids(study: Study) -> list[int]:
-        return sorted(build.pk for build in study.builds.all())
-
-    @staticmethod
-    def resolve_scenario_slugs(study: Study) -> list[str]:
-        return sorted(scenario.slug for scenario in study.scenarios.all())
+    client_levels: list[int]
+    repetitions: int | None
+    max_repetitions: int | None
+    duration_s: int
+    scale: int
+    fillfactor: int | None
+    pg_settings: dict[str, Any]
+    run_order: str
+    threshold: float
+    notes: str
+    conclusions: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
 
 
 class TrialOut(BaseModel):

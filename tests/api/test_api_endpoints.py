@@ -3,6 +3,7 @@
 import pytest
 
 from tests.api.conftest import History
+from tests.factories import StudyFactory
 
 API = "/api/v1"
 
@@ -37,6 +38,12 @@ def test_scenarios_by_slug(client, history: History) -> None:
 
 def test_studies_newest_first_with_filters(client, history: History) -> None:
     assert [study["year"] for study in get(client, "/studies")["items"]] == [2023, 2022, 2021]
+    draft = StudyFactory(year=2020, db_host=history.host)
+    assert (
+        get(client, f"/studies/{draft.pk}")["build_ids"]
+        == []
+        == get(client, "/studies", year=2020)["items"][0]["scenario_slugs"]
+    )
     official = get(client, "/studies", official="true")
     assert official["count"] == 2 and {study["id"] for study in official["items"]} == {
         history.older.pk,

@@ -2,7 +2,8 @@
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.contrib.postgres.aggregates import ArrayAgg
+from django.db.models import Q, QuerySet, Value
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from ninja import Router
@@ -22,15 +23,16 @@ router = Router(tags=["studies"])
 @paginate(Page)
 def studies(
     request: HttpRequest, year: int | None = None, kind: str = "", status: str = "", official: bool | None = None
-) -> QuerySet[Study]:
-    found = Study.objects.prefetch_related("builds", "scenarios").order_by("-year", "-created_at", "-pk")
+) -> QuerySet[Study, dict[str, Any]]:
     filters = {"year": year, "kind": kind or None, "status": status or None, "official": official}
-    return found.filter(**{name: value for name, value in filters.items() if value is not None})
+    found = Study.objects.filter(**{name: value for name, value in filters.items() if value is not None})
+    return _study_rows(found.order_by("-year", "-created_at", "-pk"))
 
 
 @router.get("/studies/{study_id}", response=StudyOut, summary="One study")
-def study(request: HttpRequest, study_id: int) -> Study:
-    return get_object_or_404(Study.objects.prefetch_related("builds", "scenarios"), pk=study_id)
+def study(request: HttpRequest, study_id: int) -> dict[str, Any]:
+    row: dict[str, Any] = get_object_or_404(_study_rows(Study.objects.all()), pk=study_id)  # type: ignore[type-var,assignment]
+    return row
 
 
 @router.get("/studies/{study_id}/trials", response=list[TrialOut], summary="A study's trials, in run order")
@@ -68,6 +70,23 @@ def trial(request: HttpRequest, trial_id: int) -> Trial:
 @router.get("/trials/{trial_id}/evidence", response=TrialEvidenceOut, summary="One trial's evidence summary")
 def trial_evidence(request: HttpRequest, trial_id: int) -> TrialEvidence:
     return get_object_or_404(TrialEvidence.objects.defer("series", "perf_flame"), trial_id=trial_id)
+
+
+def _study_rows(studies: QuerySet[Study]) -> QuerySet[Study, dict[str, Any]]:
+    """Studies as StudyOut rows, their builds and scenarios gathered in the same query."""
+    gathered = studies.annotate(
+        build_ids=ArrayAgg(
+            "builds__id", distinct=True, ordering="builds__id", filter=Q(builds__isnull=False), default=Value([])
+        ),
+        scenario_slugs=ArrayAgg(
+            "scenarios__slug",
+            distinct=True,
+            ordering="scenarios__slug",
+            filter=Q(scenarios__isnull=False),
+            default=Value([]),
+        ),
+    )
+    return gathered.values(*StudyOut.model_fields)
 
 
 def _point(point: Point) -> dict[str, Any]:
