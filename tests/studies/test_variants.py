@@ -39,7 +39,7 @@ def rows():
     target2 = HostFactory(name="target2", facts={"cpu_threads": 16})
     pg15 = BuildFactory(name="pg15", version="15.20", bin_dir="/usr/lib/postgresql/15/bin")
     pg10 = BuildFactory(name="pg10", version="10.23", bin_dir="/usr/lib/postgresql/10/bin")
-    reference = ScenarioFactory(slug="pgecons-reference", builtin="select-only", reset="once")
+    reference = ScenarioFactory(slug="pgecons-update", builtin="simple-update", reset="once", fillfactor=100)
     return {"local": local, "target2": target2, "pg15": pg15, "pg10": pg10, "reference": reference}
 
 
@@ -163,7 +163,7 @@ def test_the_refusals_are_in_japanese_too(client, member, rows):
 
 # -- queueing --------------------------------------------------------------------------------------
 def test_queue_study_varies_and_takes_the_baseline_from_the_command(rows):
-    args = ["--builds", "pg15", "--host", "local", "--scenarios", "pgecons-reference", "--clients", "1,2"]
+    args = ["--builds", "pg15", "--host", "local", "--scenarios", "pgecons-update", "--clients", "1,2"]
     args += ["--repetitions", "3", "--duration", "1", "--vary", "checksums=off,on", "--vary", "fillfactor=100,80"]
     call_command("queue_study", *args, "--baseline", "pg15 checksums=on", stdout=io.StringIO(), stderr=io.StringIO())
     study = Study.objects.get()
@@ -288,3 +288,11 @@ def test_the_admin_checks_a_variant_as_the_form_does_and_shows_the_study_s_varia
     assert VariantAdminForm({**data, "cpus": "2"}, instance=Variant(study=study)).is_valid()
     page = admin_client.get(reverse("admin:studies_study_change", args=[study.pk])).content.decode()
     assert f'value="{variant.label}"' in page and "variants-TOTAL_FORMS" in page
+
+
+def test_every_check_of_a_study_applies_to_each_variant_as_it_sees_the_study(rows):
+    bound = form(rows, vary="setting:max_connections=100,5", clients="1,8")
+    assert not bound.is_valid()
+    assert bound.errors["vary"] == [
+        "pg15 setting:max_connections=5: 8 is above max_connections less the reserved connections (2)."
+    ]
