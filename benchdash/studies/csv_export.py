@@ -21,6 +21,7 @@ from benchdash.studies.csv_cells import inert, rounded
 from benchdash.studies.csv_copy import FlagText, InertText, LocalTimeText, copy_csv_chunks
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.compare import Point
+from benchdash.studies.results.lines import study_lines
 
 BOM = "\ufeff"
 ROWS_PER_CHUNK = 1000
@@ -75,6 +76,7 @@ SUMMARY_HEADER = (
     "interval_confidence",
     "verdict",
     "threshold",
+    "variant",
 )
 
 
@@ -125,6 +127,7 @@ def trial_rows(study: Study) -> QuerySet[Trial]:
 
 
 def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, ...]]:
+    baseline_id = study_lines(study).baseline_id
     for point in points:
         interval = point.interval
         yield (
@@ -134,7 +137,7 @@ def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, .
             point.scenario_slug,
             point.build_name,
             point.build_version,
-            point.build_id == study.baseline_id,
+            point.build_id == baseline_id,
             point.clients,
             point.median,
             point.minimum,
@@ -150,6 +153,7 @@ def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, .
             "" if interval is None else interval.confidence,
             point.verdict.value if point.verdict else "",
             study.threshold,
+            point.label,
         )
 
 

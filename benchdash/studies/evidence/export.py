@@ -16,7 +16,8 @@ from benchdash.studies.evidence.compare import EvidencePoint, evidence_points
 from benchdash.studies.evidence.store import evidence_rows
 from benchdash.studies.evidence.summary import CPU_FIELDS
 from benchdash.studies.evidence.table_health import FIGURES, study_table_health
-from benchdash.studies.models import Scenario, Study, TrialEvidence
+from benchdash.studies.models import Scenario, Study, TrialEvidence, Variant
+from benchdash.studies.results.lines import study_lines
 
 EVIDENCE_HEADER = (
     "study_id",
@@ -99,16 +100,21 @@ SERIES_HEADER = (
 
 
 class Names:
-    """Build and scenario names of a study, read once."""
+    """Line and scenario names of a study, read once: a line is a build, or in a variant study a variant
+    (results/lines.py), named by its label and its build's version."""
 
     def __init__(self, study: Study) -> None:
-        self.builds = {build.pk: build for build in Build.objects.filter(studies=study)}
+        lines = study_lines(study)
+        if lines.by_variant:
+            variants = Variant.objects.filter(study=study).select_related("build")
+            self.lines = {variant.pk: (variant.label, variant.build.version) for variant in variants}
+        else:
+            self.lines = {build.pk: (build.name, build.version) for build in Build.objects.filter(studies=study)}
         self.scenarios = dict(Scenario.objects.filter(studies=study).values_list("pk", "slug"))
-        self.baseline_id = study.baseline_id
+        self.baseline_id = lines.baseline_id
 
-    def build(self, build_id: int) -> tuple[str, str]:
-        build = self.builds.get(build_id)
-        return (build.name, build.version) if build else ("", "")
+    def build(self, line_id: int) -> tuple[str, str]:
+        return self.lines.get(line_id, ("", ""))
 
 
 def study_points(study: Study) -> list[EvidencePoint]:
@@ -162,13 +168,14 @@ def wait_event_csv_rows(study: Study) -> Iterator[tuple[Any, ...]]:
 
 def perf_csv_rows(study: Study) -> Iterator[tuple[Any, ...]]:
     names = Names(study)
+    line = f"trial__{study_lines(study).trial_field}"
     rows = (
         TrialEvidence.objects.filter(trial__study=study, perf_samples__gt=0)
-        .order_by("trial__scenario_id", "trial__clients", "trial__build_id", "trial__repetition")
+        .order_by("trial__scenario_id", "trial__clients", line, "trial__repetition")
         .values_list(
             "trial_id",
             "trial__scenario_id",
-            "trial__build_id",
+            line,
             "trial__clients",
             "trial__repetition",
             "perf_samples",
@@ -241,7 +248,7 @@ def study_evidence_json(study: Study) -> dict[str, Any]:
     return {
         "study_id": study.pk,
         "study": study.title,
-        "baseline": names.build(study.baseline_id)[0] if study.baseline_id else None,
+        "baseline": names.build(names.baseline_id)[0] if names.baseline_id else None,
         "points": points,
         "wait_events": waits,
         "perf": [dict(zip(PERF_HEADER, row, strict=True)) for row in perf_csv_rows(study)],

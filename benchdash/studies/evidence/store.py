@@ -13,6 +13,7 @@ from typing import Any
 from benchdash.studies.evidence.compare import EvidenceRow
 from benchdash.studies.evidence.summary import TrialSummary, summarize_trial
 from benchdash.studies.models import Artifact, Study, Trial, TrialEvidence
+from benchdash.studies.results.lines import study_lines
 from workers.attempt import PROFILED_REPETITION  # perf runs beside this repetition only
 
 logger = logging.getLogger(__name__)
@@ -154,10 +155,11 @@ def _reason(trial: Trial, collector: str) -> str:
 
 def evidence_rows(study: Study) -> list[EvidenceRow]:
     """The light part of every measured trial's evidence in a study, as plain rows."""
+    line = f"trial__{study_lines(study).trial_field}"
     values = TrialEvidence.objects.filter(trial__study=study).values(
         *LIGHT_FIELDS,
         "trial__position",
-        "trial__build_id",
+        line,
         "trial__scenario_id",
         "trial__clients",
         "trial__repetition",
@@ -166,7 +168,7 @@ def evidence_rows(study: Study) -> list[EvidenceRow]:
         EvidenceRow(
             trial_id=row["trial_id"],
             position=row["trial__position"],
-            build_id=row["trial__build_id"],
+            build_id=row[line],
             scenario_id=row["trial__scenario_id"],
             clients=row["trial__clients"],
             repetition=row["trial__repetition"],
@@ -197,16 +199,17 @@ def perf_levels(study: Study) -> dict[int, list[int]]:
 
 
 def perf_profiles(study: Study, scenario_id: int, clients: int) -> dict[int, dict[str, Any]]:
-    """build_id -> the perf summary of its profiled trial at this scenario and client level (the one with
-    the most samples when several were profiled)."""
+    """line id (the build's, or in a variant study the variant's) -> the perf summary of its profiled trial at this
+    scenario and client level (the one with the most samples when several were profiled)."""
+    line = f"trial__{study_lines(study).trial_field}"
     rows = (
         TrialEvidence.objects.filter(
             trial__study=study, trial__scenario_id=scenario_id, trial__clients=clients, perf_samples__gt=0
         )
-        .order_by("trial__build_id", "-perf_samples")
-        .values("trial_id", "trial__build_id", "perf_samples", "perf_self", "perf_children", "perf_flame")
+        .order_by(line, "-perf_samples")
+        .values("trial_id", line, "perf_samples", "perf_self", "perf_children", "perf_flame")
     )
     profiles: dict[int, dict[str, Any]] = {}
     for row in rows:
-        profiles.setdefault(row["trial__build_id"], dict(row))
+        profiles.setdefault(row[line], dict(row))
     return profiles

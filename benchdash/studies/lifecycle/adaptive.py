@@ -18,6 +18,7 @@ from django.db.models import Count, Max
 from benchdash.studies.lifecycle.plan import ScenarioRule, VariantRef, plan_round
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.compare import Point
+from benchdash.studies.results.lines import study_lines
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.uncertainty import is_settled
 
@@ -40,11 +41,12 @@ def cells_to_repeat(
     return {cell for cell in cells if trials.get(cell, 0) < cap}
 
 
-def _variants_by_build(study: Study) -> dict[int, list[VariantRef]]:
-    """Each build's variants: a cell of a build runs again for each of them."""
+def _variants_by_line(study: Study, *, by_variant: bool) -> dict[int, list[VariantRef]]:
+    """Each line's variants: a cell of a build runs again for each of its variants; in a variant study (whose
+    lines are its variants, results/lines.py) a cell is one variant's."""
     variants: dict[int, list[VariantRef]] = {}
     for variant_id, build_id in study.variants.values_list("pk", "build_id"):
-        variants.setdefault(build_id, []).append(VariantRef(build_id, variant_id))
+        variants.setdefault(variant_id if by_variant else build_id, []).append(VariantRef(build_id, variant_id))
     return variants
 
 
@@ -58,14 +60,15 @@ def study_extend(*, study_id: int) -> int:
         trials = study.trials.filter(published=False)
         if trials.filter(status__in=(Trial.Status.PENDING, Trial.Status.RUNNING)).exists():
             return 0
+        lines = study_lines(study)
         counts = dict(
-            ((build, scenario, clients), count)
-            for build, scenario, clients, count in trials.values_list("build_id", "scenario_id", "clients")
+            ((line, scenario, clients), count)
+            for line, scenario, clients, count in trials.values_list(lines.trial_field, "scenario_id", "clients")
             .annotate(count=Count("pk"))
             .order_by()
         )
         cells = cells_to_repeat(
-            study_results(study), study.baseline_id, threshold=study.threshold, trials=counts, cap=study.max_repetitions
+            study_results(study), lines.baseline_id, threshold=study.threshold, trials=counts, cap=study.max_repetitions
         )
         if not cells:
             return 0
@@ -78,6 +81,6 @@ def study_extend(*, study_id: int) -> int:
             seed=study.seed,
             first_position=(last["position"] or 0) + 1,
             order=study.run_order,
-            variants=_variants_by_build(study),
+            variants=_variants_by_line(study, by_variant=lines.by_variant),
         )
         return study.add_planned_trials(planned)

@@ -34,21 +34,27 @@ def statistic_axis_title(statistic: str) -> str:
 
 
 def tps_by_clients_figure(
-    points: Iterable[Point], *, title: str = "", statistic: str = Statistic.MEDIAN, ranges: bool = True
+    points: Iterable[Point],
+    *,
+    title: str = "",
+    statistic: str = Statistic.MEDIAN,
+    ranges: bool = True,
+    ordered: bool = False,
 ) -> dict:
-    """TPS vs clients: one line per build through its figures; with `ranges`, min to max as asymmetric
-    error bars where they are known (a published figure has none)."""
+    """TPS vs clients: one line per build (or variant) through its figures, by version then name, or with
+    `ordered` in the order of the points; with `ranges`, min to max as asymmetric error bars where they are
+    known (a published figure has none)."""
     points = list(points)
     by_build: dict[int, list[Point]] = defaultdict(list)
     for point in points:
         by_build[point.build_id].append(point)
-    ordered = sorted(
-        by_build.values(), key=lambda group: (version_sort_key(group[0].build_version), group[0].build_name)
-    )
+    groups = list(by_build.values())
+    if not ordered:
+        groups.sort(key=lambda group: (version_sort_key(group[0].build_version), group[0].label))
     value_name = str(Statistic(statistic).label) if statistic in Statistic.values else _("figure")
     traces = [
         _build_trace(group, PALETTE[number % len(PALETTE)], value_name, ranges=ranges)
-        for number, group in enumerate(ordered)
+        for number, group in enumerate(groups)
     ]
     layout = tps_layout(title, levels=[point.level for point in points])
     layout["yaxis"]["title"]["text"] = statistic_axis_title(statistic)
@@ -107,7 +113,7 @@ def _build_trace(group: list[Point], color: str, value_name: str, *, ranges: boo
     trace = {
         "type": "scatter",
         "mode": "lines+markers",
-        "name": first.build_name,
+        "name": first.label,
         "x": x_values([point.level for point in group]),
         "y": [round(point.median, 4) for point in group],
         "hovertext": [_hover_text(point, value_name) for point in group],
@@ -133,7 +139,7 @@ def _gap(high: float | None, low: float | None) -> float | None:
 
 def _hover_text(point: Point, value_name: str) -> str:
     lines = [
-        f"<b>{escape(point.build_name)}</b>",
+        f"<b>{escape(point.label)}</b>",
         _("clients") + f": {point.clients}" + (f" ({escape(point.conditions)})" if point.conditions else ""),
         f"{escape(value_name)}: {point.median:,.2f}",
     ]

@@ -66,6 +66,14 @@ class Point:
     runs: tuple[float, ...] = ()
     interval: RatioInterval | None = None
     verdict: Verdict | None = None
+    # In a variant study (results/lines.py) `build_id` holds the variant's id and `variant_label` names it.
+    variant_id: int | None = None
+    variant_label: str = ""
+
+    @property
+    def label(self) -> str:
+        """What a chart's line and a table's column are called: the variant's label, else the build's name."""
+        return self.variant_label or self.build_name
 
     @property
     def key(self) -> PointKey:

@@ -7,11 +7,14 @@ trials change), never the trials themselves: 1,000,000 trials across 40 studies 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.db.models import Aggregate, F, FloatField, QuerySet
 
 from benchdash.studies.models import Statistic, Study, StudyPoint, Trial
 from benchdash.studies.results.compare import Point, compare_with_baseline
 from benchdash.studies.results.host_spread import study_spreads
+from benchdash.studies.results.lines import study_lines
 
 
 class Median(Aggregate):
@@ -43,19 +46,30 @@ def points_of(study_points: QuerySet[StudyPoint], *, with_runs: bool = False) ->
         "maximum",
         "n",
         *extra,
+        "variant_id",
         build_name=F("build__name"),
         build_version=F("build__version"),
         scenario_slug=F("scenario__slug"),
+        variant_label=F("variant__label"),
     )
-    return [Point(**(row | {"runs": tuple(row.get("runs", ()))})) for row in rows]
+    return [
+        Point(**(row | {"runs": tuple(row.get("runs", ())), "variant_label": row["variant_label"] or ""}))
+        for row in rows
+    ]
 
 
 def study_results(study: Study) -> list[Point]:
-    """The points of one study (median, min, max, n and runs per build x scenario x clients x conditions), compared
-    with its baseline at the study's threshold, by its design's looks and its DB host's recent spread."""
+    """The points of one study (median, min, max, n and runs per line x scenario x clients x conditions), compared
+    with its baseline at the study's threshold, by its design's looks and its DB host's recent spread. Its lines
+    are its builds, or in a variant study its variants (lines.py)."""
+    lines = study_lines(study)
     points = points_of(StudyPoint.objects.filter(study=study), with_runs=True)
+    if lines.by_variant:
+        points = [replace(point, build_id=point.variant_id) for point in points if point.variant_id is not None]
+    else:
+        points = [replace(point, variant_label="") for point in points]
     peaks = study.statistic == Statistic.PEAK
     spreads = study_spreads(study) if study.kind == Study.Kind.MEASURED else {}
     return compare_with_baseline(
-        points, study.baseline_id, peaks=peaks, threshold=study.threshold, design=study.design, spreads=spreads
+        points, lines.baseline_id, peaks=peaks, threshold=study.threshold, design=study.design, spreads=spreads
     )

@@ -10,6 +10,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.studies.models import Scenario, Study
+from benchdash.studies.results.lines import study_lines
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.tables import BuildColumn, ScenarioTable, scenario_tables
 
@@ -26,7 +27,7 @@ def study_tables(study: Study) -> list[ScenarioTable]:
     """The study's comparison tables, a scenario each, named as its scenarios are."""
     points = study_results(study)
     names = dict(Scenario.objects.filter(id__in={point.scenario_id for point in points}).values_list("id", "name"))
-    return scenario_tables(points, study.baseline_id, names)
+    return scenario_tables(points, study_lines(study).baseline_id, names)
 
 
 def report_columns(tables: Sequence[ScenarioTable]) -> list[BuildColumn]:

@@ -149,7 +149,7 @@ def _table(points: list[Point], baseline_build_id: int | None, name: str) -> Sce
 def _columns(points: list[Point], baseline_build_id: int | None) -> list[BuildColumn]:
     builds = {point.build_id: point for point in points}
     columns = [
-        BuildColumn(build_id, point.build_name, point.build_version, build_id == baseline_build_id)
+        BuildColumn(build_id, point.label, point.build_version, build_id == baseline_build_id)
         for build_id, point in builds.items()
     ]
     return sorted(columns, key=lambda column: (not column.is_baseline, version_sort_key(column.version), column.name))

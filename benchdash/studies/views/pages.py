@@ -17,7 +17,9 @@ from benchdash.studies.overlaps import trial_overlaps
 from benchdash.studies.procedure import scenario_procedures, study_steps
 from benchdash.studies.published_findings import study_findings
 from benchdash.studies.results.charts import tps_by_clients_figure
+from benchdash.studies.results.lines import study_lines
 from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.scalability import scalability_charts
 from benchdash.studies.results.settings_diff import study_settings_diff
 from benchdash.studies.results.tables import scenario_tables
 
@@ -44,7 +46,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study.objects.select_related("db_host", "client_host", "baseline"), pk=pk)
     points = study_results(study)
     names = dict(Scenario.objects.filter(id__in={point.scenario_id for point in points}).values_list("id", "name"))
-    tables = scenario_tables(points, study.baseline_id, names)
+    tables = scenario_tables(points, study_lines(study).baseline_id, names)
     charts = [
         (f"chart-{table.scenario_id}", tps_by_clients_figure(table.points, statistic=study.statistic))
         for table in tables
@@ -59,6 +61,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "steps": study_steps(study),
         "table_health": study_table_health(study),
         "findings": study_findings(study),
+        "scalability": scalability_charts(study, points),
         "procedures": scenario_procedures(study, study.scenarios.order_by("slug")),
         "settings_diff": study_settings_diff(study),
         "noise": noise_summary(study.noise_check),
