@@ -17,6 +17,7 @@ from benchdash.studies.admin import VariantAdminForm
 from benchdash.studies.forms import StudyForm
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.signals import trial_due
+from benchdash.studies.lifecycle.specs import trial_spec
 from benchdash.studies.models import Study, StudyPoint, Trial, Variant
 from benchdash.studies.overlaps import trial_overlaps
 from benchdash.studies.results.store import points_refresh
@@ -296,3 +297,16 @@ def test_every_check_of_a_study_applies_to_each_variant_as_it_sees_the_study(row
     assert bound.errors["vary"] == [
         "pg15 setting:max_connections=5: 8 is above max_connections less the reserved connections (2)."
     ]
+
+
+def test_a_trial_reuses_the_facts_its_own_db_host_gave_never_another_hosts(rows):
+    bound = form(rows, vary="host=local,target2", clients="1")
+    assert bound.is_valid(), bound.errors
+    study = services.study_create(data=bound.cleaned_data)
+    local_trials = study.trials.filter(host=rows["local"]).order_by("position")
+    remote_trials = study.trials.filter(host=rows["target2"]).order_by("position")
+    Trial.objects.filter(pk=remote_trials[0].pk).update(host_facts={"cpu_threads": 16}, finished_at=timezone.now())
+    Trial.objects.filter(pk=local_trials[0].pk).update(host_facts={"cpu_threads": 2}, finished_at=timezone.now())
+    assert trial_spec(local_trials[1]).known_facts == {"cpu_threads": 2}
+    assert trial_spec(remote_trials[1]).known_facts == {"cpu_threads": 16}
+    assert trial_spec(remote_trials[1]).db_host.name == "target2"

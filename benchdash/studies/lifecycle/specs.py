@@ -137,9 +137,10 @@ def _next_takes_the_server(trial: Trial) -> bool:
 
 
 def _known_facts(trial: Trial) -> dict[str, object]:
-    """The facts the study's latest trial read (the host's facts are read once per study and host)."""
+    """The facts the study's latest trial on the same DB host read (a host's facts are read once per study and host:
+    a study on several hosts reads each one's)."""
     facts = (
-        Trial.objects.filter(study_id=trial.study_id, published=False)
+        Trial.objects.filter(study_id=trial.study_id, host=trial.host, published=False)
         .exclude(pk=trial.pk)
         .exclude(host_facts={})
         .order_by(F("finished_at").desc(nulls_last=True))
