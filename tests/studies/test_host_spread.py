@@ -52,3 +52,16 @@ def test_only_earlier_done_measured_studies_on_the_same_host_count(setting):
     assert study_spreads(study) == {}
     point = next(p for p in study_results(study) if p.build_id == new.pk)
     assert point.verdict == Verdict.TOO_FEW_RUNS and point.interval is None
+
+
+@pytest.mark.django_db
+def test_the_study_page_gives_what_its_design_could_tell_from_its_own_runs(client, setting):
+    from django.urls import reverse
+
+    host, scenario, old, new = setting
+    study = _study(host, scenario, [old, new], {(old, 1): QUIET_RUNS, (new, 1): [run * 1.05 for run in QUIET_RUNS]})
+    response = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en")
+    (row,) = response.context["power"]
+    assert (row.power.spread.source, row.power.spread.degrees, row.cv_percent) == ("this study", 8, "0.8%")
+    page = response.content.decode()
+    assert "What the design could tell, measured" in page and "measured: this study&#x27;s runs" in page

@@ -40,3 +40,9 @@ def test_a_study_draws_each_look_at_its_own_confidence():
 @pytest.mark.parametrize("design", [Design(), Design(3), Design(3, 3), Design(5, 4)])
 def test_a_fixed_design_has_one_look_at_ninety_five_percent(design):
     assert design.confidence(3) == 0.95 == design.final_confidence
+
+
+def test_a_first_look_that_spends_nearly_nothing_gets_a_finite_boundary():
+    design = Design(1, 20)  # the first look at 1/20 of the cap spends 1e-18 of the 5%
+    assert boundaries(tuple(runs / 20 for runs in design.looks))[0] == 8.0
+    assert design.final_confidence == pytest.approx(0.9698, abs=1e-3)

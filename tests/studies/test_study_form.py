@@ -289,3 +289,26 @@ def test_the_memory_refusal_is_in_japanese_too(client, member, setup_rows):
     data = valid_data(setup_rows, pg_settings="shared_buffers = 40GB")
     response = client.post(reverse("studies:new"), {**data, "preview": "1"}, HTTP_ACCEPT_LANGUAGE="ja")
     assert "40.0 GiB" in response.content.decode() and "共有メモリ" in response.content.decode()
+
+
+def test_the_preview_says_what_the_design_can_tell_from_the_hosts_history_or_its_noise_check(
+    client, member, setup_rows
+):
+    from tests.factories import StudyFactory, succeeded_runs
+
+    host, reference = setup_rows["local"], setup_rows["reference"]
+    host.noise_check = {"verdict": "quiet", "facts": {"micro_cv": 0.01}}
+    host.save()
+    response = post(client, valid_data(setup_rows, scenarios=[reference.pk]), action="preview")
+    (row,) = response.context["preview"]["power"]
+    assert (row.cv_percent, row.power.spread.source, row.power.cap_offered) == ("1.0%", "noise check", 6)
+    page = response.content.decode()
+    assert "No verdict possible with 3 runs a side." in page and "Adaptive repetitions up to 6 would reach one." in page
+
+    earlier = StudyFactory(db_host=host, builds=[setup_rows["old"]], scenarios=[reference], status=Study.Status.DONE)
+    quiet = [100.0, 101.0, 99.0, 100.5, 99.5]
+    succeeded_runs(earlier, reference, {(setup_rows["old"], 1): quiet, (setup_rows["old"], 2): quiet})
+    response = post(client, valid_data(setup_rows, scenarios=[reference.pk]), action="preview")
+    (row,) = response.context["preview"]["power"]
+    assert (row.power.spread.source, row.power.spread.degrees, row.cv_percent) == ("recent studies", 8, "0.8%")
+    assert row.smallest_percent == "+4.0%" and "recent studies of this scenario" in response.content.decode()

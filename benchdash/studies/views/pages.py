@@ -14,6 +14,7 @@ from benchdash.studies.filters import StudyFilterForm
 from benchdash.studies.lifecycle.progress import study_progress
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.overlaps import trial_overlaps
+from benchdash.studies.power_preview import measured_power
 from benchdash.studies.procedure import scenario_procedures, study_steps
 from benchdash.studies.published_findings import study_findings
 from benchdash.studies.results.charts import tps_by_clients_figure
@@ -64,6 +65,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "scalability": scalability_charts(study, points),
         "procedures": scenario_procedures(study, study.scenarios.order_by("slug")),
         "settings_diff": study_settings_diff(study),
+        "power": measured_power(study) if study.kind == Study.Kind.MEASURED else [],
         "noise": noise_summary(study.noise_check),
         "progress": study_progress(study),
         "variants": study.variants.select_related("build", "db_host"),

@@ -1,0 +1,87 @@
+"""Power before and after a study runs (issue 22, point 1): per scenario, the spread expected on the DB host and
+what the design can tell with it (studies/results/power.py); on the study page the same figures from its own runs.
+
+Where the spread comes from, in this order: the host's recent studies of the scenario at the study's client levels
+(results/host_spread.py, pooled; the pooled t interval will borrow it), else the host's latest noise check (its
+micro-run's CV: a lower bound, pgbench spreads more), else nothing (the page says it cannot tell).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+from benchdash.inventory.models import Host
+from benchdash.studies.models import Scenario, Study, StudyPoint
+from benchdash.studies.results.host_spread import host_spreads, pooled_by_cell
+from benchdash.studies.results.pooled import HostSpread
+from benchdash.studies.results.power import DesignPower, ExpectedSpread, design_power
+from benchdash.studies.results.sequential import Design
+
+RECENT, NOISE_CHECK, THIS_STUDY = "recent studies", "noise check", "this study"
+SOURCE_LABELS = {
+    RECENT: _("from the host's recent studies of this scenario"),
+    NOISE_CHECK: _("from the host's noise check (its micro-run: pgbench spreads more)"),
+    THIS_STUDY: _("measured: this study's runs"),
+}
+
+
+@dataclass(frozen=True)
+class ScenarioPower:
+    scenario: Scenario
+    power: DesignPower | None  # None: no spread known for it
+
+    @property
+    def cv_percent(self) -> str:
+        return f"{self.power.spread.cv:.1%}" if self.power else ""
+
+    @property
+    def source_label(self) -> str | Promise:
+        return SOURCE_LABELS[self.power.spread.source] if self.power else ""
+
+    @property
+    def smallest_percent(self) -> str:
+        smallest = self.power.smallest_callable if self.power else None
+        return "" if smallest is None else f"+{smallest:.1%}"
+
+
+def preview_power(
+    host: Host | None, scenarios: Iterable[Scenario], clients: list[int], design: Design, threshold: float
+) -> list[ScenarioPower]:
+    """The preview's figures per scenario, from the host's history or its noise check."""
+    history = host_spreads(host.pk, None) if host else {}
+    noise = _noise_spread(host)
+    rows = []
+    for scenario in scenarios:
+        spread = _pooled(history.get((scenario.pk, level)) for level in clients)
+        expected = ExpectedSpread(spread.cv, RECENT, spread.degrees) if spread else noise
+        rows.append(ScenarioPower(scenario, expected and design_power(expected, design, threshold)))
+    return rows
+
+
+def measured_power(study: Study) -> list[ScenarioPower]:
+    """The same figures from the study's own runs (the spread of its cells, pooled per scenario)."""
+    rows = StudyPoint.objects.filter(study=study, n__gte=2).values_list("scenario_id", "clients", "runs")
+    cells = pooled_by_cell(rows)
+    powers = []
+    for scenario in study.scenarios.all():
+        spread = _pooled(value for (scenario_id, _clients), value in cells.items() if scenario_id == scenario.pk)
+        expected = spread and ExpectedSpread(spread.cv, THIS_STUDY, spread.degrees)
+        powers.append(ScenarioPower(scenario, expected and design_power(expected, study.design, study.threshold)))
+    return powers
+
+
+def _pooled(spreads: Iterable[HostSpread | None]) -> HostSpread | None:
+    known = [spread for spread in spreads if spread is not None]
+    degrees = sum(spread.degrees for spread in known)
+    if not degrees:
+        return None
+    return HostSpread(sum(spread.variance * spread.degrees for spread in known) / degrees, degrees)
+
+
+def _noise_spread(host: Host | None) -> ExpectedSpread | None:
+    micro = ((host.noise_check or {}).get("facts") or {}).get("micro_cv") if host else None
+    return ExpectedSpread(float(micro), NOISE_CHECK) if isinstance(micro, int | float) and micro > 0 else None
