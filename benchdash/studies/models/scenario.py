@@ -105,6 +105,9 @@ class StudyPreset(models.Model):
     source = models.CharField(_("source"), max_length=300, blank=True)
     # The seed's own wording for each step of the study's procedure, and what it does not state.
     procedure = models.TextField(_("procedure, as the seed states it"), blank=True)
+    # What the seed compares, as the form's vary box takes it: one axis a line (checksums=off,on; cpus=15,30,45,60;
+    # host=physical,kvm-guest). Empty: builds only.
+    vary = models.TextField(_("vary"), blank=True)
 
     class Meta:
         ordering = ["slug"]
