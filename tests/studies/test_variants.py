@@ -310,3 +310,13 @@ def test_a_trial_reuses_the_facts_its_own_db_host_gave_never_another_hosts(rows)
     assert trial_spec(local_trials[1]).known_facts == {"cpu_threads": 2}
     assert trial_spec(remote_trials[1]).known_facts == {"cpu_threads": 16}
     assert trial_spec(remote_trials[1]).db_host.name == "target2"
+
+
+def test_the_preview_lists_the_variants_and_counts_their_trials_before_anything_is_queued(client, member, rows):
+    data = {**form(rows, vary="checksums=off,on\ncpus=1,2", baseline_variant="cpus=2").data, "preview": "1"}
+    page = client.post(reverse("studies:new"), data, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    listed = page.split('data-preview="variants"')[1].split("</dd>")[0]
+    assert listed.count("<li>") == 4
+    assert "pg15 checksums=off cpus=2 · baseline" in listed
+    assert '<dd data-preview="trials">24' in page  # 4 variants x 2 client levels x 3 repetitions
+    assert Study.objects.count() == 0
