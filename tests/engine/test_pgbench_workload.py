@@ -1,10 +1,15 @@
 """A variant's workload (issue 21, point 2): -t transactions per client instead of -T, and -C, on the command line;
 a -t run is judged by its transaction count, not by a duration; both TPS figures where pgbench prints both."""
 
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from tests.engine.test_pgbench_command import COMMON, option_value
+from tests.engine.test_runner import trial
 from workers.pgbench import parse_pgbench_output, pgbench_command
+from workers.runner import run_trial
 
 OUTPUTS = Path(__file__).parent / "pgbench_outputs"
 
@@ -42,3 +47,17 @@ def test_with_dash_c_pgbench_15_prints_one_figure_that_includes_the_reconnection
     stdout = (OUTPUTS / "pg15_C_reconnect.stdout").read_text()
     result = parse_pgbench_output(stdout, (OUTPUTS / "pg15_C_reconnect.stderr").read_text(), expected_duration_s=None)
     assert result.tps is not None and result.tps == result.tps_including_connections
+
+
+@pytest.mark.slow
+def test_a_trial_of_a_transaction_count_with_a_connection_each_runs_through_the_engine(
+    local_transport, installed_build
+):
+    spec = trial(local_transport.host, installed_build, "pgbench-select-only", transactions=40)
+    spec = replace(spec, connect_each_transaction=True, collect_sar=False, collect_wait_events=False)
+    outcome = run_trial(spec, local_transport)
+    assert outcome.ok, outcome.error
+    assert "-t 40" in outcome.command and "-C" in outcome.command.split() and "-T" not in outcome.command.split()
+    assert outcome.transactions == 2 * 40
+    # pgbench 15 prints one figure with -C, the reconnections included: it is both.
+    assert outcome.tps is not None and outcome.tps == outcome.tps_including_connections
