@@ -27,7 +27,7 @@ from benchdash.studies.evidence.compare import (
     evidence_points,
     wait_changes,
 )
-from benchdash.studies.evidence.perf import perf_differential, with_percent
+from benchdash.studies.evidence.perf import perf_differential, unresolved_differ, unresolved_share, with_percent
 from benchdash.studies.evidence.store import evidence_rows, perf_levels, perf_profiles
 from benchdash.studies.evidence.wording import bottleneck_label, bottleneck_rule, collector_label
 from benchdash.studies.models import Study
@@ -71,6 +71,11 @@ class PerfBuild:
     children_top: list[dict[str, Any]]
     flame_id: str
     flame: dict[str, Any]
+    unresolved: float = 0.0  # the share of samples perf could not name (perf.unresolved_share)
+
+    @property
+    def unresolved_percent(self) -> str:
+        return f"{self.unresolved:.1%}"
 
     @property
     def rows(self) -> list[tuple[dict[str, Any] | None, dict[str, Any] | None]]:
@@ -94,6 +99,11 @@ class PerfBlock:
     levels: list[int]
     builds: list[PerfBuild]
     differentials: list[PerfDifferential]
+
+    @property
+    def unresolved_differ(self) -> bool:
+        """The builds differ in how much perf could name: their differential compares unlike things."""
+        return unresolved_differ(build.unresolved for build in self.builds)
 
 
 @dataclass(frozen=True)
@@ -235,6 +245,7 @@ def _perf_block(
             children_top=profile["perf_children"][:TOP_FUNCTIONS],
             flame_id=f"flame-{scenario_id}-{column.build_id}",
             flame=charts.flame_figure(profile["perf_flame"]),
+            unresolved=unresolved_share(profile["perf_self"]),
         )
         for column in columns
         if (profile := profiles.get(column.build_id))

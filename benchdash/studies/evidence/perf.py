@@ -16,6 +16,9 @@ from typing import Any
 # Kept per trial: enough to rank the differential of two builds below the top of either.
 SELF_KEPT = 300
 CHILDREN_KEPT = 150
+# Builds whose unresolved shares differ by more than this are warned about: their differential mixes symbols
+# with what perf could not name.
+UNRESOLVED_GAP = 0.10
 # The flame graph keeps frames of at least this share of the samples, and at most FLAME_NODES frames.
 FLAME_MIN_SHARE = 0.002
 FLAME_NODES = 600
@@ -121,6 +124,22 @@ def flame_tree(stacks: Iterable[tuple[list[str], int]], total: int) -> dict[str,
             values.append(child["samples"])
             queue.append((len(labels) - 1, child))
     return {"labels": labels, "parents": parents, "values": values}
+
+
+def is_unresolved(function: str) -> bool:
+    """A frame perf could not name: "[unknown]", a bare address, or only the object it is in ("[postgres]")."""
+    return function == "[unknown]" or function.startswith("0x") or (function.startswith("[") and function.endswith("]"))
+
+
+def unresolved_share(self_shares: Iterable[Mapping[str, Any]]) -> float:
+    """The share of samples whose innermost frame perf could not name, from a trial's kept self shares."""
+    return sum(row["share"] for row in self_shares if is_unresolved(row["function"]))
+
+
+def unresolved_differ(shares: Iterable[float]) -> bool:
+    """Whether builds' unresolved shares differ by more than UNRESOLVED_GAP."""
+    values = list(shares)
+    return len(values) > 1 and max(values) - min(values) > UNRESOLVED_GAP
 
 
 def perf_differential(baseline: Mapping[str, float], other: Mapping[str, float]) -> list[FunctionChange]:
