@@ -1,16 +1,21 @@
 """Change-point detection on 1,000 points: the time the study-end refresh spends finding changes, against the
 permutation-tested E-divisive (Matteson and James, as signal-processing-algorithms runs it) as the baseline.
 
-Usage:  .venv/bin/python bench/change_points.py [--points 1000] [--repeat 5] [--seed 3]
+Usage:  .venv/bin/python bench/change_points.py [--points 1000] [--repeat 5] [--seed 3] [--store]
 
 Series (1% noise): one step of 8% in the middle, noise only, and a realistic mix of short series (a 40-version
 index rising 1 point a version, 60 minor series of 10 minors x 3 runs with a 5% step: 1,840 points in all).
 Prints a Markdown table of the best of --repeat wall-clock times and the changes found.
+
+With --store it also times what a study's end runs (`changes_refresh`: read every series from the store, find
+the changes, store them) on a fresh database `benchdash_bench_changes`: first empty, then holding one minor series
+of 10 minors x 4 client levels x 25 runs (1,000 points, a 6% step at the 7th minor).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -20,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from otava.analysis import compute_change_points_orig  # noqa: E402
+from servers import fresh_store  # noqa: E402
 
 from benchdash.changes.detection import MAX_PVALUE, find_changes  # noqa: E402
 
@@ -42,6 +48,7 @@ def main() -> None:
     parser.add_argument("--points", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--store", action="store_true")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     half = args.points // 2
@@ -61,6 +68,67 @@ def main() -> None:
     total = sum(len(values) for values in mix)
     ours, found_lists = best_of(args.repeat, lambda: [find_changes(v, [str(i) for i in range(len(v))]) for v in mix])
     print(f"| 61 series (an index, 60 minor series) | {total} | {ours:.3f} s | {sum(map(len, found_lists))} | - | - |")
+    if args.store:
+        store_refresh(args.repeat, rng)
+
+
+def store_refresh(repeat: int, rng: random.Random) -> None:
+    """changes_refresh on an empty store, then on one holding a 1,000-point minor series."""
+    fresh_store("benchdash_bench_changes", 12)
+    os.environ.update(DEBUG="false", SECRET_KEY="bench-only-not-a-secret", LOG_LEVEL="WARNING")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from benchdash.changes.refresh import changes_refresh
+
+    call_command("migrate", verbosity=0)
+    empty, _found = best_of(repeat, changes_refresh)
+    _fill_minor_series(rng)
+    first, found = best_of(1, changes_refresh)
+    again, _found = best_of(repeat, changes_refresh)
+    print()
+    print("| store | points | changes_refresh | changes |")
+    print("| --- | ---: | ---: | ---: |")
+    print(f"| empty | 0 | {empty:.3f} s | 0 |")
+    print(f"| one minor series, first refresh (inserts) | 1000 | {first:.3f} s | {found} |")
+    print(f"| the same, refreshed again (updates) | 1000 | {again:.3f} s | {found} |")
+
+
+def _fill_minor_series(rng: random.Random) -> None:
+    from benchdash.inventory.models import Build, Host
+    from benchdash.studies.models import Scenario, Study, Trial
+    from benchdash.studies.results.store import points_refresh
+
+    host = Host.objects.create(name="bench-db", address="192.0.2.10")
+    scenario = Scenario.objects.create(slug="reference", name="reference", builtin="select-only")
+    builds = [
+        Build.objects.create(
+            name=f"PostgreSQL 17.{minor}", version=f"17.{minor}", kind="installed", bin_dir="/usr/lib/postgresql/17/bin"
+        )
+        for minor in range(10)
+    ]
+    study = Study.objects.create(
+        title="17.0..17.9", year=2026, status="done", db_host=host, baseline=builds[0], client_levels=[1, 8, 16, 32]
+    )
+    trials = [
+        Trial(
+            study=study,
+            build=build,
+            scenario=scenario,
+            host=host,
+            clients=clients,
+            repetition=run + 1,
+            status=Trial.Status.SUCCEEDED,
+            tps=rng.gauss(1000.0 * (0.94 if number >= 6 else 1.0), 10.0),
+        )
+        for number, build in enumerate(builds)
+        for clients in (1, 8, 16, 32)
+        for run in range(25)
+    ]
+    Trial.objects.bulk_create(trials)
+    points_refresh(study_id=study.pk)
 
 
 if __name__ == "__main__":

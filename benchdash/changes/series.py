@@ -132,8 +132,16 @@ def _runs_of(points: Sequence[Point], labels: Sequence[str]) -> tuple[SeriesPoin
     return tuple(
         SeriesPoint(label, value, Side(point.study_id, point.build_id, point.build_version))
         for point, label in zip(points, labels, strict=True)
-        for value in (point.runs or (point.median,))
+        for value in balanced(point.runs or (point.median,))
     )
+
+
+def balanced(runs: Sequence[float]) -> list[float]:
+    """A point's runs smallest, largest, second smallest, second largest ...: its runs are stored ascending, and
+    in that order every label's block would end higher than it starts, a step the detection would find inside it
+    and at each boundary; alternating, every stretch of the block keeps near the block's mean."""
+    ordered = sorted(runs)
+    return [ordered[index // 2] if index % 2 == 0 else ordered[-(index // 2) - 1] for index in range(len(ordered))]
 
 
 @dataclass(frozen=True)

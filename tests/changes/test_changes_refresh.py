@@ -2,8 +2,12 @@
 recompute keeps a change still found (and its acknowledgement) and removes one no longer found; a study's
 end recomputes them after commit."""
 
+import random
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth.models import User
+from django.utils import timezone
 
 from benchdash.changes.models import Acknowledgement, ChangePoint, SeriesKind
 from benchdash.changes.refresh import changes_refresh
@@ -69,3 +73,47 @@ def test_a_studys_end_recomputes_the_change_points_after_commit(django_capture_o
     with django_capture_on_commit_callbacks(execute=True):
         send_study_ended_after_commit(study.pk)
     assert ChangePoint.objects.filter(before_label="17.2").exists()
+
+
+def test_an_a_a_series_with_many_runs_a_minor_gives_no_change():
+    """Runs are stored ascending; fed in that order every minor's block would be a ramp and each boundary a step."""
+    rng = random.Random(4)
+    builds = [BuildFactory(version=f"17.{minor}") for minor in range(8)]
+    scenario = ScenarioFactory()
+    study = StudyFactory(builds=builds, scenarios=[scenario], baseline=builds[0])
+    succeeded_runs(study, scenario, {(build, 8): [rng.gauss(1000.0, 10.0) for _ in range(20)] for build in builds})
+    assert changes_refresh() == 0
+
+
+def test_a_hosts_repeated_design_is_one_series_in_the_order_its_studies_finished():
+    build, scenario = BuildFactory(version="16.4"), ScenarioFactory(slug="select-only")
+    studies = []
+    for level in (1000.0, 1000.0, 1000.0, 900.0, 900.0):
+        study = StudyFactory(builds=[build], scenarios=[scenario], baseline=build, status="done")
+        Study.objects.filter(pk=study.pk).update(finished_at=timezone.now() + timedelta(days=len(studies)))
+        succeeded_runs(study, scenario, {(build, 4): [level - 3, level, level + 3]})
+        studies.append(study)
+    changes_refresh()
+    change = ChangePoint.objects.get(series_kind=SeriesKind.HOST)
+    assert (change.before_label, change.after_label) == (f"#{studies[2].pk}", f"#{studies[3].pk}")
+    assert (change.before_study, change.after_study) == (studies[2], studies[3])
+    assert change.size == pytest.approx(-0.10)
+    assert change.series_title == "local · select-only · PostgreSQL 16.4 · 4 clients · 2 s · scale 1"
+
+
+def test_a_step_in_the_official_trend_index_is_an_official_change_with_its_links_study():
+    scenario = ScenarioFactory(slug="pgecons-reference", name="参照系")
+    ratios = {("10", "11"): 1.01, ("11", "12"): 0.99, ("12", "13"): 1.0, ("13", "14"): 0.8, ("14", "15"): 1.01}
+    ratios |= {("15", "16"): 0.99, ("16", "17"): 1.0}
+    links = {}
+    for (older, newer), ratio in ratios.items():
+        old, new = BuildFactory(version=f"{older}.0"), BuildFactory(version=f"{newer}.0")
+        study = StudyFactory(builds=[old, new], scenarios=[scenario], baseline=old, kind="published", status="done")
+        succeeded_runs(study, scenario, {(old, 16): [1000.0], (new, 16): [1000.0 * ratio]})
+        links[newer] = study
+    changes_refresh()
+    change = ChangePoint.objects.get(series_kind=SeriesKind.TREND)
+    assert (change.before_label, change.after_label, change.official) == ("13", "14", True)
+    assert change.size == pytest.approx(-0.2, abs=0.01)
+    assert (change.before_study, change.after_study) == (links["14"], links["14"])
+    assert (change.before_build.version, change.after_build.version) == ("13.0", "14.0")
