@@ -40,6 +40,8 @@ def site_with_everything() -> tuple[dict[str, str], User]:
         "report": reverse("studies:report", args=[study.pk]),
         "trial": reverse("studies:trial", args=[trial.pk]),
         "new study": reverse("studies:new"),
+        "new cloud study": reverse("cloud:new"),
+        "changes": reverse("changes:list"),
         "hosts": reverse("inventory:hosts"),
         "host": reverse("inventory:host_detail", args=[study.db_host_id]),
         "builds": reverse("inventory:builds"),
