@@ -25,20 +25,35 @@ from benchdash.studies.results.settings_diff import study_settings_diff
 from benchdash.studies.results.tables import scenario_tables
 
 TRIALS_PER_PAGE = 50
+# The study list: a page of studies, newest year first, then by title (the index study_list_order_idx).
+STUDIES_PER_PAGE = 100
+STUDY_LIST_ORDER = ("-year", "title", "pk")
 
 
 @read_access
 def study_list(request: HttpRequest) -> HttpResponse:
     """Newest year first, then by title; filtered by the GET parameters (StudyFilterForm)."""
     filters = StudyFilterForm(request.GET or None)
+    page = Paginator(filters.filter(Study.objects.order_by(*STUDY_LIST_ORDER)), STUDIES_PER_PAGE)
+    shown = page.get_page(request.GET.get("page"))
+    # Trials are counted for the page's studies only: a count over every study reads every trial.
     studies = (
-        Study.objects.select_related("db_host")
+        Study.objects.filter(pk__in=[study.pk for study in shown])
+        .select_related("db_host")
         .prefetch_related(Prefetch("builds", queryset=Build.objects.order_by("version_sort", "name")))
         .annotate(succeeded=Count("trials", filter=Q(trials__status=Trial.Status.SUCCEEDED)), total=Count("trials"))
-        .order_by("-year", "title", "pk")
+        .order_by(*STUDY_LIST_ORDER)
     )
     report_years = Study.objects.filter(official=True).order_by("-year").values_list("year", flat=True).distinct()
-    ctx = {"studies": filters.filter(studies), "filters": filters, "report_years": report_years}
+    other_parameters = request.GET.copy()
+    other_parameters.pop("page", None)
+    ctx = {
+        "studies": studies,
+        "page": shown,
+        "page_query": other_parameters.urlencode(),
+        "filters": filters,
+        "report_years": report_years,
+    }
     return render(request, "studies/list.html", ctx)
 
 
