@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from tests.pgbuilds import archive_build_of
 from workers.builds import find_client_tool, install_build
 from workers.cpu_set import CpuSetError, chosen_cpus, escaped_processes, parse_cpu_list
 from workers.initdb_options import InitdbOptions, InitdbOptionUnknown, initdb_arguments, known_options
@@ -102,3 +103,13 @@ def test_a_cpu_count_the_host_does_not_have_is_refused_and_escapes_are_named():
     with pytest.raises(CpuSetError, match="4 CPUs asked, and the host has 2 online"):
         chosen_cpus(4, "0-1")
     assert escaped_processes("10\t0\n11\t0-1\n12\t1\n", [0]) == ["11 (0-1)", "12 (1)"]
+
+
+def test_an_initdb_option_the_builds_initdb_lacks_is_refused_before_any_cluster_is_made(
+    local_target, local_transport, running_clusters
+):
+    build = archive_build_of("10")  # PostgreSQL 10: --wal-segsize came with 11
+    spec = variant_trial(local_target, build, initdb_options=InitdbOptions(wal_segment_mb=64))
+    with pytest.raises(InitdbOptionUnknown, match=r"this build's initdb has no --wal-segsize"):
+        prepare_cluster(local_transport, spec)
+    assert not local_transport.exists(f"{cluster_dir(spec)}/data/PG_VERSION")
