@@ -117,3 +117,11 @@ def test_a_step_in_the_official_trend_index_is_an_official_change_with_its_links
     assert change.size == pytest.approx(-0.2, abs=0.01)
     assert (change.before_study, change.after_study) == (links["14"], links["14"])
     assert (change.before_build.version, change.after_build.version) == ("13.0", "14.0")
+
+
+def test_refresh_changes_recomputes_and_prints_how_many(capsys):
+    from django.core.management import call_command
+
+    minor_series(STEP)
+    call_command("refresh_changes")
+    assert capsys.readouterr().out.strip() == "1"
