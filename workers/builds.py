@@ -50,6 +50,12 @@ class InstalledBuild:
         return int(re.match(r"\d+", self.version).group())  # type: ignore[union-attr]
 
 
+def configure_options(transport: Transport, installed: InstalledBuild) -> str | None:
+    """How the build was configured, as its `pg_config --configure` says (None when it cannot say)."""
+    result = transport.run([installed.tool("pg_config"), "--configure"], check=False, timeout=60)
+    return (result.text.strip()[:4000] or None) if result.ok else None
+
+
 def parse_server_version(output: str) -> str:
     """'postgres (PostgreSQL) 15.14 (Debian 15.14-0+deb12u1)' -> '15.14'."""
     match = _SERVER_VERSION_RE.search(output)

@@ -33,6 +33,7 @@ section governor; cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/d
 section no_turbo; cat /sys/devices/system/cpu/intel_pstate/no_turbo 2>/dev/null
 section boost; cat /sys/devices/system/cpu/cpufreq/boost 2>/dev/null
 section thp; cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
+section microcode; grep -m 1 '^microcode' /proc/cpuinfo 2>/dev/null
 section loadavg; cat /proc/loadavg 2>/dev/null
 for pair in pgbench:--version sar:-V perf:--version; do
   tool=${pair%%:*} flag=${pair#*:}
@@ -63,6 +64,7 @@ def collect_host_facts(transport: Transport, work_dir: str) -> dict[str, object]
     facts["cpu_governor"] = sections.get("governor") or None
     facts["turbo"] = turbo(sections.get("no_turbo", ""), sections.get("boost", ""))
     facts["transparent_hugepages"] = bracketed_choice(sections.get("thp", ""))
+    facts["microcode"] = sections.get("microcode", "").partition(":")[2].strip() or None
     facts["load_average"] = load_average(sections.get("loadavg", ""))
     for tool in TOOLS:
         facts[tool] = sections.get(f"version_{tool}") or None
@@ -106,6 +108,7 @@ def cpu_facts(lscpu_json: str, nproc: str) -> dict[str, object]:
         "cpu_cores": sockets * cores_per_socket if sockets and cores_per_socket else None,
         "threads_per_core": _as_int(fields.get("Thread(s) per core")),
         "cpu_threads": _as_int(fields.get("CPU(s)")) or _as_int(nproc),
+        "numa_nodes": _as_int(fields.get("NUMA node(s)")),
     }
 
 

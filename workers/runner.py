@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import partial
 
-from workers.builds import InstalledBuild, find_client_tool, install_build
+from workers.builds import InstalledBuild, configure_options, find_client_tool, install_build
 from workers.cluster import Cluster
 from workers.collectors import (
     Collector,
@@ -171,7 +171,7 @@ class TrialRun:
         with self.phase("reset"):
             self.cluster = prepare_cluster(self.db, self.spec, installed=self.installed)
         self.step("settings")
-        concurrently(self.record_settings, self.make_trial_dirs, self.find_pgbench)
+        concurrently(self.record_settings, self.make_trial_dirs, self.find_pgbench, self.record_configure)
         argv = self.pgbench_argv()
         self.step("collect")
         with self.phase("collect"):
@@ -227,6 +227,12 @@ class TrialRun:
             self.outcome.host_facts = collect_host_facts(self.db, self.spec.db_host.work_dir)
             if not self.same_host:
                 self.outcome.host_facts["client_host"] = collect_host_facts(self.client, self.spec.client_host.work_dir)
+
+    def record_configure(self) -> None:
+        """The build's configure options join the host's facts: the trial's environment fingerprint."""
+        if self.installed is None:
+            raise RuntimeError("the build is not installed")
+        self.outcome.host_facts["configure"] = configure_options(self.db, self.installed)
 
     def install(self) -> None:
         with self.phase("install"):

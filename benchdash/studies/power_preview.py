@@ -58,7 +58,7 @@ def preview_power(
     for scenario in scenarios:
         spread = _pooled(history.get((scenario.pk, level)) for level in clients)
         expected = ExpectedSpread(spread.cv, RECENT, spread.degrees) if spread else noise
-        rows.append(ScenarioPower(scenario, expected and design_power(expected, design, threshold)))
+        rows.append(ScenarioPower(scenario, design_power(expected, design, threshold) if expected else None))
     return rows
 
 
@@ -69,8 +69,11 @@ def measured_power(study: Study) -> list[ScenarioPower]:
     powers = []
     for scenario in study.scenarios.all():
         spread = _pooled(value for (scenario_id, _clients), value in cells.items() if scenario_id == scenario.pk)
-        expected = spread and ExpectedSpread(spread.cv, THIS_STUDY, spread.degrees)
-        powers.append(ScenarioPower(scenario, expected and design_power(expected, study.design, study.threshold)))
+        power = None
+        if spread is not None:
+            expected = ExpectedSpread(spread.cv, THIS_STUDY, spread.degrees)
+            power = design_power(expected, study.design, study.threshold)
+        powers.append(ScenarioPower(scenario, power))
     return powers
 
 

@@ -27,3 +27,16 @@ def test_shared_buffers_beyond_the_machines_memory_fail_the_trial_at_once_with_t
     assert "ServerCannotStart: the server cannot start (its cause repeats):" in outcome.error
     assert "FATAL:  could not map anonymous shared memory" in outcome.error
     assert "HINT:  This error usually means that PostgreSQL's request for a shared memory segment" in outcome.error
+
+
+def test_a_trial_keeps_its_builds_configure_options_with_the_hosts_facts(local_target, installed_build):
+    host = register_host(local_target)
+    build = register_build(installed_build)
+    study = StudyFactory(db_host=host, builds=[build], scenarios=[ScenarioFactory(slug="select")], duration_s=1)
+    trial = TrialFactory(study=study, build=build, scenario=study.scenarios.get(), reset_data=True)
+
+    outcome = run_attempt(trial_spec(trial), should_cancel=lambda: False)
+
+    assert outcome.ok, outcome.error
+    assert "'--prefix=" in outcome.host_facts["configure"]
+    assert {"microcode", "numa_nodes", "kernel", "cpu_governor", "turbo"} <= outcome.host_facts.keys()

@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from benchdash.access import read_access
 from benchdash.inventory.models import Build
 from benchdash.inventory.noise_display import noise_summary
+from benchdash.studies.environment import study_environment
 from benchdash.studies.evidence.page import study_evidence
 from benchdash.studies.evidence.table_health import study_table_health
 from benchdash.studies.filters import StudyFilterForm
@@ -81,6 +82,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "procedures": scenario_procedures(study, study.scenarios.order_by("slug")),
         "settings_diff": study_settings_diff(study),
         "power": measured_power(study) if study.kind == Study.Kind.MEASURED else [],
+        "environment": study_environment(study),
         "noise": noise_summary(study.noise_check),
         "progress": study_progress(study),
         "variants": study.variants.select_related("build", "db_host"),

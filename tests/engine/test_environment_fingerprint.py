@@ -1,0 +1,62 @@
+"""The environment fingerprint a trial keeps: microcode and NUMA nodes in the host's facts, the build's configure
+options from its pg_config; and the study page's table of what differs between builds."""
+
+import re
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_trial
+from workers.builds import InstalledBuild, configure_options
+from workers.facts import collect_host_facts
+from workers.transport import connect
+
+
+def _cpuinfo_microcode() -> str | None:
+    match = re.search(r"^microcode\s*:\s*(\S+)", Path("/proc/cpuinfo").read_text(), re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def test_the_facts_give_the_microcode_and_the_numa_nodes_of_the_local_machine(local_target):
+    with connect(local_target) as transport:
+        facts = collect_host_facts(transport, local_target.work_dir)
+    assert facts["microcode"] == _cpuinfo_microcode()
+    nodes = len(list(Path("/sys/devices/system/node").glob("node[0-9]*")))
+    assert facts["numa_nodes"] == (nodes or None)
+
+
+def test_a_builds_configure_options_come_from_its_pg_config(local_target):
+    installed = InstalledBuild("/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/15/lib", "15")
+    with connect(local_target) as transport:
+        options = configure_options(transport, installed)
+        missing = configure_options(transport, InstalledBuild("/nonexistent/bin", "/nonexistent/lib", "15"))
+    assert "'--prefix=/usr'" in options and missing is None
+
+
+@pytest.mark.django_db
+def test_the_study_page_shows_what_differs_between_the_builds_environments(client):
+    scenario = ScenarioFactory(slug="environment")
+    old, new = BuildFactory(version="13.4", name="pg13"), BuildFactory(version="15.0", name="pg15")
+    study = StudyFactory(builds=[old, new], scenarios=[scenario], baseline=old, status="done")
+    common = {"kernel": "6.1.0-18-amd64", "cpu_model": "AMD EPYC 7R13", "numa_nodes": 1, "turbo": True}
+    for build, microcode, configure in ((old, "0xa0011d1", "'--prefix=/usr'"), (new, "0xa0011d5", "'--with-llvm'")):
+        succeeded_trial(
+            study,
+            build,
+            scenario,
+            1,
+            1,
+            1000.0,
+            host_facts={**common, "microcode": microcode, "configure": configure},
+            pgbench_version="15.14",
+        )
+    response = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en")
+    environment = response.context["environment"]
+    assert environment.columns == ["pg13", "pg15"]
+    assert [(str(row.label), row.values) for row in environment.differing] == [
+        ("CPU microcode", ["0xa0011d1", "0xa0011d5"]),
+        ("configure options (pg_config)", ["'--prefix=/usr'", "'--with-llvm'"]),
+    ]
+    assert "kernel" in [str(label) for label in environment.agreeing]
+    assert "The builds ran in environments that differ in these" in response.content.decode()
