@@ -6,7 +6,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from benchdash.cloud.budget import budget_refusals, estimate
+from benchdash.cloud.budget import CloudEstimate, budget_refusals, estimate
 from benchdash.cloud.models import CloudTemplate
 from benchdash.studies.forms import StudyForm
 
@@ -31,7 +31,7 @@ class CloudStudyForm(StudyForm):
             self.add_error("template", refusal)
         return cleaned
 
-    def cloud_estimate(self) -> Any:
+    def cloud_estimate(self) -> CloudEstimate:
         return estimate(self.cleaned_data["template"], self.estimated_seconds())
 
     def preview(self) -> dict[str, Any]:
