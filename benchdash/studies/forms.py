@@ -294,6 +294,7 @@ def preset_values(preset: StudyPreset) -> dict[str, Any]:
         "duration_s": str(preset.duration_s),
         "scale": str(preset.scale),
         "scenarios": [str(scenario.pk) for scenario in preset.scenarios.all()],
+        "vary": preset.vary,
     }
 
 

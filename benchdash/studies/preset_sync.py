@@ -8,6 +8,7 @@ from django.db import transaction
 
 from benchdash.studies.models import Scenario, StudyPreset
 from benchdash.studies.presets import SCENARIOS, STUDY_PRESETS, ScenarioPreset, StudyPresetData
+from benchdash.studies.variant_presets import VARIANT_PRESETS, VARIANT_SCENARIOS
 
 PresetModel = TypeVar("PresetModel", Scenario, StudyPreset)
 
@@ -47,6 +48,7 @@ def sync_study_preset(preset: StudyPresetData) -> str:
 @transaction.atomic
 def presets_sync() -> list[tuple[str, str]]:
     """Write every preset; returns (what, "created" | "updated" | "left") for each."""
-    actions = [(f"scenario {preset.slug}", sync_scenario(preset)) for preset in SCENARIOS]
-    actions += [(f"study preset {preset.slug}", sync_study_preset(preset)) for preset in STUDY_PRESETS]
+    actions = [(f"scenario {preset.slug}", sync_scenario(preset)) for preset in (*SCENARIOS, *VARIANT_SCENARIOS)]
+    presets = (*STUDY_PRESETS, *VARIANT_PRESETS)
+    actions += [(f"study preset {preset.slug}", sync_study_preset(preset)) for preset in presets]
     return actions

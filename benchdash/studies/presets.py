@@ -95,6 +95,8 @@ class StudyPresetData:
     scale: int = 2000
     # No seed states the run length: the model's default, stated as such in `procedure`, to change in the form.
     duration_s: int = 60
+    # What the seed compares besides builds, as the vary box takes it (variant_presets.py); empty: builds only.
+    vary: str = ""
 
 
 THREADS_2021 = ("threads (-j)", f"{NOT_STATED} in seed 000: pgbench's default, 1")

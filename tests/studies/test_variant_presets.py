@@ -1,0 +1,99 @@
+"""The seeds' variant designs as presets (issue 21, point 7): the seeds' own words, the levels and repetitions they
+state and what they leave unsaid, and each preset queued and planned against hosts of its kind."""
+
+import io
+import math
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from benchdash.studies.models import Study, StudyPreset
+from benchdash.studies.preset_sync import presets_sync
+from benchdash.studies.presets import NOT_STATED
+from benchdash.studies.variant_design import parse_axes
+from benchdash.studies.variant_presets import VARIANT_PRESETS, WINDOWS_REFERENCE_LADDER, WINDOWS_UPDATE_LADDER
+from tests.factories import BuildFactory, HostFactory
+
+SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
+PRESETS = {preset.slug: preset for preset in VARIANT_PRESETS}
+SEED_OF = {"(seed 004)": "004_efa41cc6e0969691.txt", "(seed 001)": "001_108ef3f2346e8455.txt"}
+SEED_OF["(seed 003)"] = "003_812d2844a1833bf1.txt"
+
+
+def squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+
+
+def seed_of(slug: str) -> str:
+    [name] = [file for mark, file in SEED_OF.items() if mark in PRESETS[slug].source]
+    if not (SEEDS / name).exists():
+        pytest.skip(f"no seed documents at {SEEDS}")
+    return (SEEDS / name).read_text()
+
+
+@pytest.mark.parametrize("slug", PRESETS)
+def test_every_quote_in_a_variant_preset_is_its_seeds_own_wording(slug):
+    seed = squeezed(seed_of(slug))
+    quotes = re.findall(r"「(.*?)」", PRESETS[slug].procedure)
+    assert quotes and [quote for quote in quotes if squeezed(quote) not in seed] == []
+
+
+def test_the_levels_and_repetitions_are_the_ones_the_seeds_state():
+    doruby = seed_of("doruby-2008-transactions")
+    t_values = [int(line.split()[0]) for line in doruby.split("t値")[1].split("★")[0].splitlines()[1:] if line.strip()]
+    transactions = PRESETS["doruby-2008-transactions"]
+    assert transactions.vary == "transactions=" + ",".join(map(str, t_values)) == "transactions=10,100,500,1000"
+    assert (transactions.client_levels, transactions.scale, transactions.repetitions) == ((10,), 25, 10)
+    hot = PRESETS["doruby-2008-hot"]
+    assert "pgbench -c 10 -t 10000 hot_test" in doruby and "-F 90" in doruby
+    assert (hot.vary, hot.client_levels, hot.scale) == ("fillfactor=100,90\ntransactions=10000", (10,), 10)
+    assert "コア数を15、30、45、60" in seed_of("pgecons-2014-core-scalability")
+    assert PRESETS["pgecons-2014-core-scalability"].vary == "cpus=15,30,45,60"
+    assert max(PRESETS["pgecons-2014-core-scalability"].client_levels) == 384
+    assert PRESETS["pgecons-2020-os-reference"].client_levels == WINDOWS_REFERENCE_LADDER
+    assert PRESETS["pgecons-2020-os-update"].client_levels == WINDOWS_UPDATE_LADDER
+
+
+@pytest.mark.parametrize("slug", PRESETS)
+def test_each_preset_compares_something_and_says_what_its_seed_leaves_unsaid(slug):
+    preset = PRESETS[slug]
+    assert preset.vary and "compared: 「" in preset.procedure
+    assert NOT_STATED in preset.procedure or slug.startswith("pgecons-2020-os")  # the Windows study states it all
+
+
+HOSTS = ("physical", "kvm-guest", "kvm-guest-1", "kvm-guest-2", "windows", "linux", "no-container")
+HOSTS += ("docker-hostfs-hostnet", "docker-hostfs-bridge", "docker-containerfs-hostnet", "docker-containerfs-bridge")
+
+
+@pytest.fixture
+def lab(db):
+    """Hosts of each kind the presets name, with the seeds' 60 cores, and a build they can run."""
+    presets_sync()
+    facts = {"cpu_threads": 64, "architecture": "x86_64"}
+    for name in ("lab", *HOSTS):
+        HostFactory(name=name, facts=facts)
+    return BuildFactory(name="pg15", version="15.20", bin_dir="/usr/lib/postgresql/15/bin")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("slug", PRESETS)
+def test_each_preset_queues_and_plans_against_hosts_of_its_kind(lab, slug):
+    preset = StudyPreset.objects.get(slug=slug)
+    args = ["--preset", slug, "--builds", "pg15", "--host", "lab", "--title", slug]
+    call_command("queue_study", *args, stdout=io.StringIO(), stderr=io.StringIO())
+    study = Study.objects.get(title=slug)
+    axes = parse_axes(preset.vary.splitlines())
+    variants = math.prod(len(axis.values) for axis in axes)
+    assert study.variants.count() == variants and study.variants.filter(baseline=True).count() == 1
+    levels = len(preset.client_levels) * preset.repetitions * preset.scenarios.count()
+    assert study.trials.count() == variants * levels
+    assert (study.scale, study.repetitions, list(study.client_levels)) == (
+        preset.scale,
+        preset.repetitions,
+        preset.client_levels,
+    )
+    hosts = {axis.name: axis.values for axis in axes}.get("host", ())
+    assert set(study.trials.values_list("host__name", flat=True)) == (set(hosts) or {"lab"})
