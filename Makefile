@@ -18,7 +18,8 @@ run:
 	@bash deploy/setup.sh run
 	@.venv/bin/python manage.py ensure_admin
 	@echo "benchdash: http://127.0.0.1:8000  (Ctrl-C stops the web server, worker and beat)"
-	@DEBUG=$${DEBUG:-true} .venv/bin/honcho --procfile deploy/Procfile --app-root . start
+	@DEBUG=$${DEBUG:-true} BENCHDASH_STATIC_FROM_SOURCE=$${BENCHDASH_STATIC_FROM_SOURCE:-false} \
+	  .venv/bin/honcho --procfile deploy/Procfile --app-root . start
 
 # A local CA and the store's and Redis's server certificate, for a multi-machine install (deploy/SCALE-OUT.md):
 # make certs NAMES="dashboard.lab 10.0.0.5" (the names the workers connect to); into var/certs, the CA kept.

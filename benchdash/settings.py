@@ -150,6 +150,11 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+# Off: pages name the hashed files collectstatic wrote, and whitenoise serves them compressed (gzip, brotli) and
+# cached for a year (immutable). On (DEBUG's default, for editing static/): plain names, read from static/ on each
+# request. `make run` turns it off: it serves what set-up collected.
+STATIC_FROM_SOURCE = env_bool("BENCHDASH_STATIC_FROM_SOURCE", DEBUG)
+WHITENOISE_AUTOREFRESH = WHITENOISE_USE_FINDERS = STATIC_FROM_SOURCE
 MEDIA_URL = "media/"
 MEDIA_ROOT = VAR_DIR / "media"
 
@@ -161,9 +166,8 @@ if ARTIFACT_ROOM_MIN_BYTES < 0:
     raise ImproperlyConfigured("BENCHDASH_ARTIFACT_ROOM_MIN_MIB must be at least 0")
 STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    # collectstatic (deploy/setup.sh) also writes gzip copies, which whitenoise serves to browsers that take them.
-    # Not the manifest storage: its hashed names need collectstatic before any page renders, tests included.
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    # collectstatic (deploy/setup.sh) writes hashed names and compressed copies (benchdash/static_storage.py).
+    "staticfiles": {"BACKEND": "benchdash.static_storage.HashedStaticStorage"},
 }
 if S3_BUCKET:
     STORAGES["default"] = {

@@ -54,6 +54,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def static_files_as_in_static_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Pages name static/'s plain files, which Django's client ignores and the live server serves from static/: never
+    the hashed names of whatever `make run` last collected into var/staticfiles (benchdash/static_storage.py).
+    Gunicorn's tests collect their own (tests/serving.py)."""
+    with override_settings(STATIC_ROOT=tmp_path_factory.mktemp("staticfiles")):
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def fast_password_hasher() -> Iterator[None]:
     """MD5 for the tests' passwords: the production hasher (PBKDF2, a million rounds) costs seconds a test on a slow
     machine at every create_user and login, and what it proves is Django's, not ours. Production settings keep it."""

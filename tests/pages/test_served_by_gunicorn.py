@@ -31,6 +31,13 @@ def measured_study() -> Study:
     return study
 
 
+HASHED_NAME = re.compile(r"\.[0-9a-f]{12}(\.\w+)$")  # site.0123456789ab.css, as collectstatic names it
+
+
+def plain_name(asset: str) -> str:
+    return HASHED_NAME.sub(r"\1", asset)
+
+
 def linked_assets(html: str) -> list[str]:
     return re.findall(r'<link rel="stylesheet" href="([^"]+)"', html) + re.findall(r'<script src="([^"]+)"', html)
 
@@ -43,24 +50,29 @@ def test_a_study_page_comes_with_its_stylesheets_scripts_and_plotly(gunicorn, me
     assert page.status == 200
     assert "<h1>served" in page.text or "served</h1>" in page.text
     assets = linked_assets(page.text)
-    assert {"/static/css/site.css", "/static/vendor/plotly.min.js", "/static/js/charts.js"} <= set(assets)
+    assert {"/static/css/site.css", "/static/vendor/plotly.min.js", "/static/js/charts.js"} <= set(
+        map(plain_name, assets)
+    )
+    assert all(HASHED_NAME.search(asset) for asset in assets), assets  # hashed: a new version is a new name
     for asset in assets:
         answer = server.get(asset)
         assert answer.status == 200, asset
-        assert answer.body == (STATIC_SOURCE / asset.removeprefix("/static/")).read_bytes(), asset
+        assert answer.body == (STATIC_SOURCE / plain_name(asset).removeprefix("/static/")).read_bytes(), asset
         expected_type = "text/css" if asset.endswith(".css") else "text/javascript"
         assert answer.headers["content-type"].startswith(expected_type), asset
 
 
-def test_plotly_goes_compressed_to_a_browser_that_takes_gzip(gunicorn):
+def test_plotly_goes_compressed_and_cached_for_good_to_a_browser_that_takes_gzip(gunicorn):
     server = gunicorn()
+    plotly = next(asset for asset in linked_assets(server.get("/").text) if "plotly" in asset)
 
-    answer = server.get("/static/vendor/plotly.min.js", Accept_Encoding="gzip")
+    answer = server.get(plotly, Accept_Encoding="gzip")
 
     assert answer.status == 200
     assert answer.headers["content-encoding"] == "gzip"
     assert len(answer.body) < (STATIC_SOURCE / "vendor/plotly.min.js").stat().st_size / 2
-    assert "max-age=" in answer.headers["cache-control"]
+    cache = answer.headers["cache-control"]
+    assert "immutable" in cache and int(re.search(r"max-age=(\d+)", cache)[1]) >= 365 * 24 * 3600, cache
 
 
 @pytest.mark.parametrize(
@@ -75,7 +87,7 @@ def test_a_missing_page_is_the_site_s_404_in_the_visitor_s_language(gunicorn, la
     assert answer.status == 404
     assert f"<h1>{heading}</h1>" in answer.text
     assert navigation in answer.text
-    assert 'href="/static/css/site.css"' in answer.text
+    assert re.search(r'href="/static/css/site\.[0-9a-f]{12}\.css"', answer.text)
     assert "URLconf" not in answer.text  # never Django's debug page
 
 
