@@ -99,16 +99,48 @@ window.benchdashCharts = (function () {
     return source ? JSON.parse(source.textContent) : null;
   }
 
-  // Draws what is not drawn yet, and redraws in place (Plotly.react) what is.
+  // Draws one chart, or redraws it in place (Plotly.react) once drawn.
+  function draw(element) {
+    var figure = figureOf(element);
+    if (!figure || !window.Plotly) {
+      return;
+    }
+    var plot = element.classList.contains("js-plotly-plot") ? window.Plotly.react : window.Plotly.newPlot;
+    plot(element, figure.data, figure.layout, config(element.dataset.pngName));
+  }
+
+  function onScreen(element) {
+    var box = element.getBoundingClientRect();
+    return box.top < window.innerHeight && box.bottom > 0;
+  }
+
+  // The charts further down, one a task once the page has loaded: the first screen is not kept waiting for them.
+  function drawLater(elements) {
+    if (!elements.length) {
+      return;
+    }
+    var next = function () {
+      draw(elements.shift());
+      drawLater(elements);
+    };
+    if (document.readyState === "complete") {
+      window.setTimeout(next, 0);
+    } else {
+      window.addEventListener("load", function () { window.setTimeout(next, 0); }, { once: true });
+    }
+  }
+
+  // Draws (or redraws) every chart under root: those on screen at once, the others after the page has loaded.
   function drawAll(root) {
+    var later = [];
     (root || document).querySelectorAll("[data-figure]").forEach(function (element) {
-      var figure = figureOf(element);
-      if (!figure || !window.Plotly) {
-        return;
+      if (onScreen(element)) {
+        draw(element);
+      } else {
+        later.push(element);
       }
-      var draw = element.classList.contains("js-plotly-plot") ? window.Plotly.react : window.Plotly.newPlot;
-      draw(element, figure.data, figure.layout, config(element.dataset.pngName));
     });
+    drawLater(later);
   }
 
   return {
