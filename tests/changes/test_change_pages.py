@@ -13,7 +13,7 @@ from django.urls import reverse
 from benchdash.changes.models import Acknowledgement, ChangePoint
 from benchdash.changes.refresh import changes_refresh
 from benchdash.changes.roles import acknowledgers_ensure
-from tests.changes.test_changes_refresh import STEP, minor_series
+from tests.changes.test_changes_refresh import STEP, minor_series, official_index_with_a_step
 
 pytestmark = pytest.mark.django_db
 
@@ -92,3 +92,20 @@ def test_the_minor_series_page_draws_tps_per_minor_per_level_with_intervals(clie
     assert level["y"] == [1000.0, 1000.0, 1000.0, 920.0, 920.0]
     assert level["error_y"]["array"][0] is None
     assert all(bar is not None for bar in level["error_y"]["array"][1:])
+
+
+def test_the_study_page_and_the_home_page_list_the_changes_of_the_series_they_draw(client, member, official_change):
+    study = official_change.before_study
+    study_page = page(client, reverse("studies:detail", args=[study.pk]))
+    assert reverse("changes:detail", args=[official_change.pk]) in study_page.split('class="series-changes"')[1]
+    assert reverse("changes:minors", args=[study.pk]) in study_page
+    assert 'class="series-changes"' not in page(client, reverse("trends:index"))
+
+
+def test_the_home_page_lists_the_change_points_of_each_scenarios_index_under_its_chart(client, member):
+    official_index_with_a_step()
+    changes_refresh()
+    change = ChangePoint.objects.get(series_kind="trend")
+    section = page(client, reverse("trends:index")).split('id="trend-pgecons-reference"')[1]
+    listed = section.split('class="series-changes"')[1].split("</div>")[0]
+    assert reverse("changes:detail", args=[change.pk]) in listed and "13 → 14" in listed and "-20.0%" in listed

@@ -101,7 +101,9 @@ def test_a_hosts_repeated_design_is_one_series_in_the_order_its_studies_finished
     assert change.series_title == "local · select-only · PostgreSQL 16.4 · 4 clients · 2 s · scale 1"
 
 
-def test_a_step_in_the_official_trend_index_is_an_official_change_with_its_links_study():
+def official_index_with_a_step() -> dict[str, Study]:
+    """Published studies linking 10 to 17, one link each; 14.0 is 20% below 13.0. Returns the study of each newer
+    version's link."""
     scenario = ScenarioFactory(slug="pgecons-reference", name="参照系")
     ratios = {("10", "11"): 1.01, ("11", "12"): 0.99, ("12", "13"): 1.0, ("13", "14"): 0.8, ("14", "15"): 1.01}
     ratios |= {("15", "16"): 0.99, ("16", "17"): 1.0}
@@ -111,6 +113,11 @@ def test_a_step_in_the_official_trend_index_is_an_official_change_with_its_links
         study = StudyFactory(builds=[old, new], scenarios=[scenario], baseline=old, kind="published", status="done")
         succeeded_runs(study, scenario, {(old, 16): [1000.0], (new, 16): [1000.0 * ratio]})
         links[newer] = study
+    return links
+
+
+def test_a_step_in_the_official_trend_index_is_an_official_change_with_its_links_study():
+    links = official_index_with_a_step()
     changes_refresh()
     change = ChangePoint.objects.get(series_kind=SeriesKind.TREND)
     assert (change.before_label, change.after_label, change.official) == ("13", "14", True)

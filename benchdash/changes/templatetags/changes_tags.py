@@ -1,9 +1,11 @@
-"""The home page's announcement of new changes in official series (the trends page loads it; trends' code never
-imports changes)."""
+"""What the trends and study pages show of the change points: the home page's announcement of new changes in
+official series, and the changes of the series a page draws (their templates load these tags; trends' and studies'
+code never imports changes)."""
 
 from django import template
 
 from benchdash.changes.feeds import new_official_changes
+from benchdash.changes.models import ChangePoint
 
 register = template.Library()
 ANNOUNCED = 5
@@ -13,3 +15,20 @@ ANNOUNCED = 5
 def new_changes_announcement() -> dict:
     changes = new_official_changes()
     return {"changes": list(changes[:ANNOUNCED]), "count": changes.count()}
+
+
+@register.inclusion_tag("changes/_series_changes.html")
+def trend_changes(scenario_slug: str) -> dict:
+    """The change points of a scenario's official index, under its chart on the home page."""
+    return {"changes": _changes_of(f"trend:{scenario_slug}:")}
+
+
+@register.inclusion_tag("changes/_series_changes.html")
+def study_changes(study_id: int) -> dict:
+    """The change points of a study's series (its versions per scenario and client level), on its page."""
+    return {"changes": _changes_of(f"study:{study_id}:"), "minors_of": study_id}
+
+
+def _changes_of(key_prefix: str) -> list[ChangePoint]:
+    changes = ChangePoint.objects.filter(series_key__startswith=key_prefix).select_related("acknowledgement")
+    return list(changes.order_by("series_key", "index"))
