@@ -17,7 +17,6 @@ after another.
 """
 
 import argparse
-import os
 import sys
 import tempfile
 from io import StringIO
@@ -27,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from servers import fresh_store  # noqa: E402
+from servers import queue_store  # noqa: E402
 from study_throughput import wait_all  # noqa: E402
 
 BENCH_DB = "bench_scale_out"
@@ -72,20 +71,11 @@ def run_studies(processes, workers: dict[str, tuple[tuple[str, ...], int]], args
 
 def main() -> None:
     args = arguments()
-    _, broker = fresh_store(BENCH_DB, REDIS_DB)
-    import django
-
-    django.setup()
-    import redis
-    from django.core.management import call_command
-
+    broker = queue_store(BENCH_DB, REDIS_DB)
     from tests.queue.conftest import Processes
     from tests.queue.scale_out import SERVES, TARGETS, three_targets
     from tests.queue.support import register_host
 
-    redis.Redis.from_url(broker).flushdb()
-    for command in ("migrate", "load_presets", "register_local"):
-        call_command(command, verbosity=0, stdout=open(os.devnull, "w"))  # noqa: SIM115
     with three_targets() as servers, tempfile.TemporaryDirectory(prefix="bench-scale-out-") as logs:
         for server in servers:
             register_host(server.spec)

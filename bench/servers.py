@@ -35,3 +35,19 @@ def fresh_store(database: str, redis_db: int) -> tuple[str, str]:
     urls = _with_path(store, f"/{database}"), _with_path(broker, f"/{redis_db}")
     os.environ.update(DATABASE_URL=urls[0], REDIS_URL=urls[1], DJANGO_SETTINGS_MODULE="benchdash.settings")
     return urls
+
+
+def queue_store(database: str, redis_db: int) -> str:
+    """fresh_store, then Django set up on it, the broker's db emptied, migrated, the presets and the host `local`
+    registered: what a bench that runs studies through workers starts from. Returns the broker's URL."""
+    _, broker = fresh_store(database, redis_db)
+    import django
+
+    django.setup()
+    import redis
+    from django.core.management import call_command
+
+    redis.Redis.from_url(broker).flushdb()
+    for command in ("migrate", "load_presets", "register_local"):
+        call_command(command, verbosity=0, stdout=open(os.devnull, "w"))  # noqa: SIM115
+    return broker
