@@ -109,3 +109,9 @@ def test_the_home_page_lists_the_change_points_of_each_scenarios_index_under_its
     section = page(client, reverse("trends:index")).split('id="trend-pgecons-reference"')[1]
     listed = section.split('class="series-changes"')[1].split("</div>")[0]
     assert reverse("changes:detail", args=[change.pk]) in listed and "13 → 14" in listed and "-20.0%" in listed
+
+
+def test_the_admin_lists_change_points_read_only(admin_client, official_change):
+    listed = admin_client.get(reverse("admin:changes_changepoint_changelist"), HTTP_ACCEPT_LANGUAGE="en")
+    assert listed.status_code == 200 and "-8.0%" in listed.content.decode()
+    assert admin_client.get(reverse("admin:changes_changepoint_add")).status_code == 403
