@@ -1,4 +1,5 @@
-"""The environment a study's trials ran in, and what differs between its builds (or variants): each trial keeps an
+"""The environment a study's trials ran in, and what differs between its builds (or variants), or between two studies
+(the trends page: a link and the one before it in the chained index): each trial keeps an
 environment fingerprint in its host facts (workers/facts.py: kernel, CPU model and microcode, governor, turbo,
 transparent huge pages, NUMA nodes; the build's configure options from pg_config) and its pgbench version.
 
@@ -7,6 +8,7 @@ A difference between the builds of one study is a second explanation of a ratio 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from django.utils.functional import Promise
@@ -72,6 +74,22 @@ def study_environment(study: Study) -> EnvironmentDiff | None:
         else:
             agreeing.append(label)
     return EnvironmentDiff(columns, differing, agreeing)
+
+
+def study_fingerprints(study_ids: Iterable[int]) -> dict[int, dict[str, str]]:
+    """Each study's fingerprint: that of its latest succeeded measured trial that read the host's facts."""
+    trials = (
+        Trial.objects.filter(study_id__in=set(study_ids), published=False, status=Trial.Status.SUCCEEDED)
+        .exclude(host_facts={})
+        .order_by("finished_at")
+    )
+    return {trial.study_id: fingerprint(trial) for trial in trials}
+
+
+def differing_labels(first: Mapping[str, str], second: Mapping[str, str]) -> list[str | Promise]:
+    """The fingerprint keys both know and that differ, as labels."""
+    known = [key for key in FINGERPRINT if "—" not in (first.get(key, "—"), second.get(key, "—"))]
+    return [FINGERPRINT[key] for key in known if first[key] != second[key]]
 
 
 def _column(trial: Trial) -> str:

@@ -6,6 +6,9 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from django.utils.functional import Promise
+
+from benchdash.studies.environment import differing_labels, study_fingerprints
 from benchdash.studies.models import Study
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.matrix import MatrixPoint, matrix_line
@@ -16,10 +19,13 @@ from benchdash.trends.index import INDEX_START, IndexPoint, LinkVerdict, Scenari
 @dataclass(frozen=True)
 class IndexRow:
     """A row of the index table; `gap_from` names the version before a break: no official study measured
-    both it and this version (nor any other pair across the break)."""
+    both it and this version (nor any other pair across the break). `environment_differs` names what differs
+    between the environment of the study whose link reaches this version and that of the link before it, when
+    another study's (studies/environment.py): the chain multiplies ratios measured in different conditions."""
 
     point: IndexPoint
     gap_from: str | None = None
+    environment_differs: list[str | Promise] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,25 @@ def trend_sections(trends: list[ScenarioTrend], studies: Mapping[int, Study]) ->
 
 
 def index_rows(points: list[IndexPoint]) -> list[IndexRow]:
-    return [IndexRow(point=point, gap_from=point.gap_from if point.starts_segment else None) for point in points]
+    studies = {point.link.study.study_id for point in points if point.link}
+    prints = study_fingerprints(studies)
+    rows = []
+    for before, point in zip([None, *points], points, strict=False):
+        differs = _environment_change(before, point, prints)
+        rows.append(IndexRow(point, point.gap_from if point.starts_segment else None, differs))
+    return rows
+
+
+def _environment_change(
+    before: IndexPoint | None, point: IndexPoint, prints: Mapping[int, dict[str, str]]
+) -> list[str | Promise]:
+    """What differs between the studies of two chained links (none when one study made both or one is unknown)."""
+    if before is None or before.link is None or point.link is None or point.starts_segment:
+        return []
+    earlier, later = before.link.study.study_id, point.link.study.study_id
+    if earlier == later or earlier not in prints or later not in prints:
+        return []
+    return differing_labels(prints[earlier], prints[later])
 
 
 def _section(trend: ScenarioTrend, studies: Mapping[int, Study]) -> TrendSection:

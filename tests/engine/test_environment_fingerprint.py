@@ -60,3 +60,20 @@ def test_the_study_page_shows_what_differs_between_the_builds_environments(clien
     ]
     assert "kernel" in [str(label) for label in environment.agreeing]
     assert "The builds ran in environments that differ in these" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_trends_index_says_what_differs_between_the_studies_of_two_chained_links():
+    from benchdash.trends.page import index_rows
+    from benchdash.trends.queries import trend_of
+
+    scenario = ScenarioFactory(slug="chained-environment")
+    v13, v14, v15 = BuildFactory(version="13.4"), BuildFactory(version="14.0"), BuildFactory(version="15.0")
+    common = {"kernel": "6.1.0-18-amd64", "cpu_model": "AMD EPYC 7R13", "configure": "'--prefix=/usr'"}
+    for (older, newer), microcode in (((v13, v14), "0xa0011d1"), ((v14, v15), "0xa0011d5")):
+        study = StudyFactory(builds=[older, newer], scenarios=[scenario], baseline=older, status="done", official=True)
+        for build, tps in ((older, 1000.0), (newer, 1100.0)):
+            succeeded_trial(study, build, scenario, 1, 1, tps, host_facts={**common, "microcode": microcode})
+    rows = index_rows(trend_of(scenario).index)
+    assert [row.point.version for row in rows] == ["13", "14", "15"]
+    assert [[str(label) for label in row.environment_differs] for row in rows] == [[], [], ["CPU microcode"]]
