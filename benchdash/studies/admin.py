@@ -214,7 +214,17 @@ class StudyAdmin(admin.ModelAdmin):
     list_filter = ["kind", "status", "official", "year", "db_host"]
     search_fields = ["title", "source", "hardware", "notes"]
     filter_horizontal = ["builds", "scenarios"]
-    readonly_fields = ["created_at", "started_at", "finished_at", "created_by", "official_by", "official_at"]
+    # Official only through the study page's screen, which shows the study's quality first (studies/quality.py).
+    readonly_fields = [
+        "created_at",
+        "started_at",
+        "finished_at",
+        "created_by",
+        "official",
+        "official_by",
+        "official_at",
+        "official_reason",
+    ]
     inlines = [VariantInline, TrialInline]
 
 

@@ -205,3 +205,9 @@ def test_a_study_that_meets_the_rules_needs_no_reason(client, marker):
     client.post(reverse("studies:official", args=[study.pk]), {"official": "true", "confirm": "1"})
     study.refresh_from_db()
     assert (study.official, study.official_reason) == (True, "")
+
+
+def test_the_admin_cannot_make_a_study_official_around_the_screen(admin_client):
+    study = StudyFactory(status=Study.Status.DONE)
+    page = admin_client.get(reverse("admin:studies_study_change", args=[study.pk])).content.decode()
+    assert 'name="official"' not in page and 'name="official_reason"' not in page
