@@ -31,7 +31,8 @@ def studies(
 
 @router.get("/studies/{study_id}", response=StudyOut, summary="One study")
 def study(request: HttpRequest, study_id: int) -> dict[str, Any]:
-    row: dict[str, Any] = get_object_or_404(_study_rows(Study.objects.all()), pk=study_id)  # type: ignore[type-var,assignment]
+    rows = _study_rows(Study.objects.all())
+    row: dict[str, Any] = get_object_or_404(rows, pk=study_id)  # type: ignore[type-var,assignment]
     return row
 
 
