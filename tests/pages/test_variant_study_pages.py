@@ -91,3 +91,14 @@ def test_a_study_of_builds_keeps_its_builds_as_lines(client, db):
     points = {point.label: point for point in study_results(study)}
     assert points["14.0"].build_id == new.pk and points["14.0"].ratio == pytest.approx(0.9)
     assert [row["variant"] for row in csv_rows(client, "summary_csv", study)] == ["13.4", "14.0"]
+
+
+def test_the_scalability_csv_has_each_cpu_count_by_clients_with_its_peak(client, cpu_study):
+    rows = csv_rows(client, "scalability_csv", cpu_study)
+    assert [(row["cpus"], row["clients"], row["median_tps"], row["peak"]) for row in rows] == [
+        ("1", "1", "101.0", "false"),
+        ("1", "2", "151.0", "true"),
+        ("2", "1", "101.0", "false"),
+        ("2", "2", "300.0", "true"),
+    ]
+    assert {(row["build"], row["variant"]) for row in rows} == {("pg15", "pg15 cpus=1"), ("pg15", "pg15 cpus=2")}

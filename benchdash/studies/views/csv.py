@@ -8,6 +8,7 @@ from benchdash.access import read_access
 from benchdash.studies.csv_export import SUMMARY_HEADER, csv_response, python_csv, summary_rows, trials_csv_chunks
 from benchdash.studies.models import Study
 from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.scalability import SCALABILITY_HEADER, scalability_rows
 
 
 @require_GET
@@ -23,3 +24,11 @@ def summary_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     study = get_object_or_404(Study, pk=pk)
     rows = summary_rows(study, study_results(study))
     return csv_response(f"benchdash-study-{study.id}-summary.csv", python_csv(SUMMARY_HEADER, rows))
+
+
+@require_GET
+@read_access
+def scalability_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    study = get_object_or_404(Study, pk=pk)
+    rows = scalability_rows(study, study_results(study))
+    return csv_response(f"benchdash-study-{study.id}-scalability.csv", python_csv(SCALABILITY_HEADER, rows))
