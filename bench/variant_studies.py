@@ -3,10 +3,12 @@
 
 Usage:  .venv/bin/python bench/variant_studies.py [--rounds 20] [--requests 20] [--trials 1000]
 
-Creates (drops first) the database `benchdash_bench_variants` on the store cluster and uses Redis db 12. Each round
+Creates (drops first) the database `benchdash_bench_variants` on the store cluster (servers.queue_store: migrated,
+the presets and the host `local`) and uses Redis db 12. Each round
 validates the new-study form (every check, the preview's variant checks included), saves the study with its
 variants and planned trials (study_create) and queues it (study_enqueue: the first trial's task goes to Redis);
-the two kinds of study alternate, so that both see the same load. Then one study of each kind gets `--trials`
+the two kinds of study alternate, so that both see the same load. The first study of each kind (cold) is timed
+apart. Then one study of each kind gets `--trials`
 succeeded trials and its points, and the two pages are fetched in turn through Django's test Client (server time,
 no network). Prints a Markdown table for docs/BENCHMARKS.md.
 """
@@ -22,7 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from servers import fresh_store
+from servers import queue_store
 
 BENCH_DB = "benchdash_bench_variants"
 REDIS_DB = 12
@@ -34,9 +36,6 @@ BUILD_COUNT = 4  # the study of builds: 4 builds, one variant each
 def main() -> None:
     args = _arguments()
     _django_setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
     rows = _inventory()
     designs = {
         "variants (1 build x checksums x cpus)": _variant_design(rows),
@@ -44,6 +43,7 @@ def main() -> None:
     }
     queue_ms: dict[str, list[float]] = {name: [] for name in designs}
     studies: dict[str, int] = {}
+    cold_ms = {name: _timed_ms(lambda design=design: _plan_and_queue(design))[0] for name, design in designs.items()}
     for _round in range(args.rounds):
         for name, design in designs.items():
             duration, study_id = _timed_ms(lambda design=design: _plan_and_queue(design))
@@ -55,6 +55,7 @@ def main() -> None:
         for name, url in urls.items():
             page_ms[name].append(_fetch_ms(url))
     _print_report(args, queue_ms, page_ms)
+    print("\nfirst study of each kind (cold: settings catalogs, query plans), ms: " + str(cold_ms))
 
 
 def _arguments() -> argparse.Namespace:
@@ -66,28 +67,25 @@ def _arguments() -> argparse.Namespace:
 
 
 def _django_setup() -> None:
-    fresh_store(BENCH_DB, REDIS_DB)
-    os.environ["DEBUG"] = "false"
+    """A migrated store with the presets and the host `local` (servers.queue_store), DEBUG off as in production."""
+    os.environ.update(DEBUG="false", BENCHDASH_PUBLIC_READ="true", LOG_LEVEL="WARNING")
     os.environ.setdefault("SECRET_KEY", "bench-only-not-a-secret")
-    os.environ["BENCHDASH_PUBLIC_READ"] = "true"
-    os.environ["LOG_LEVEL"] = "WARNING"
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    import django
-
-    django.setup()
+    queue_store(BENCH_DB, REDIS_DB)
 
 
 def _inventory() -> dict[str, object]:
-    """A DB host with 16 CPUs, four 15.x builds and the select-only scenario."""
+    """The DB host `local` with 16 CPUs, four 15.x builds and the select-only scenario."""
     from benchdash.inventory.models import Build, Host
     from benchdash.studies.models import Scenario
 
-    host = Host.objects.create(name="local", facts={"cpu_threads": 16, "architecture": "x86_64"})
+    Host.objects.filter(name="local").update(facts={"cpu_threads": 16, "architecture": "x86_64"})
+    host = Host.objects.get(name="local")
     builds = [
         Build.objects.create(name=f"pg15.{minor}", version=f"15.{minor}", bin_dir="/usr/lib/postgresql/15/bin")
         for minor in range(17, 17 + BUILD_COUNT)
     ]
-    scenario = Scenario.objects.create(slug="select-only", name="select only", builtin="select-only")
+    scenario = Scenario.objects.get(slug="pgbench-select-only")
     return {"host": host, "builds": builds, "scenario": scenario}
 
 
