@@ -77,6 +77,7 @@ SUMMARY_HEADER = (
     "verdict",
     "threshold",
     "variant",
+    "interval_method",
 )
 
 
@@ -154,6 +155,7 @@ def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, .
             point.verdict.value if point.verdict else "",
             study.threshold,
             point.label,
+            "" if interval is None else interval.method.value,
         )
 
 

@@ -111,6 +111,7 @@ def test_a_summary_file_gives_the_spread_interval_and_verdict_of_five_runs(clien
     assert float(newer["ratio_low"]) == pytest.approx(410 / 445, abs=5e-5)  # 3rd smallest of the 25 pairwise ratios
     assert float(newer["ratio_high"]) == pytest.approx(415 / 430, abs=5e-5)  # 3rd largest
     assert float(newer["interval_confidence"]) == pytest.approx(1 - 8 / 252, abs=5e-5)
+    assert newer["interval_method"] == "rank"  # no recent study on the host to borrow a spread from
     assert newer["verdict"] == "slower"
 
 
