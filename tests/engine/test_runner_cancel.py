@@ -2,11 +2,11 @@
 no process of the trial left, no server running, and no half-made data taken as good by the next trial.
 
 The cancel comes as a member's would, from another thread, the moment the step's own command shows up on the
-target (the worker's own machine, whose processes the test reads). Scale 20 makes the data load (pgbench -i)
-and the copies of the data directory take seconds, so that a cancel which waited for them would take too long.
-The test pauses the step's command (SIGSTOP) as it cancels, and lets it go on only once the runner has signalled it
-to stop: on a busy machine a copy could otherwise end within one of the runner's cancel polls, and the trial would
-be cancelled in the step after it.
+target (the worker's own machine, whose files and processes the test reads). Scale 20 makes the data load
+(pgbench -i) and the copies of the data directory take seconds, so that a cancel which waited for them would take
+too long. The test pauses the step's command (SIGSTOP) as it cancels, and lets it go on only once the runner has
+signalled it to stop: on a busy machine a copy or a VACUUM could otherwise end before the cancel or within one of
+the runner's cancel polls, and the trial would not be cancelled in that step.
 """
 
 import contextlib
@@ -15,13 +15,12 @@ import posixpath
 import signal
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from tests.engine.test_runner import pgbench_runs, trial
+from tests.engine.test_runner import trial
 from workers.cluster import MARKER_FILE
 from workers.runner import run_trial
 from workers.spec import TrialSpec
@@ -50,24 +49,22 @@ def processes_under(work_dir: str) -> list[tuple[int, list[str]]]:
     return found
 
 
-def initdb(argv: list[str]) -> bool:
-    return posixpath.basename(argv[0]) == "initdb"
+def read_int(path: Path) -> int | None:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
-def data_load(argv: list[str]) -> bool:
-    return posixpath.basename(argv[0]) == "pgbench" and "-i" in argv
-
-
-def snapshot_copy(argv: list[str]) -> bool:
-    return argv[:2] == ["cp", "-a"] and argv[-1].endswith("snapshot.part")
-
-
-def restore_copy(argv: list[str]) -> bool:
-    return argv[:2] == ["cp", "-a"] and argv[-2].endswith("/snapshot")
-
-
-def vacuum(argv: list[str]) -> bool:
-    return posixpath.basename(argv[0]) == "psql" and "VACUUM;" in argv
+def started_command(wrapper: int) -> int | None:
+    """The command the runner's wrapper (a shell) started, once it runs: its child, after the exec. Before it, the
+    child is still a copy of the wrapper, whose trap would swallow the runner's signal."""
+    try:
+        children = Path(f"/proc/{wrapper}/task/{wrapper}/children").read_text().split()
+        command = int(children[0]) if children else None
+        return command if command and Path(f"/proc/{command}/comm").read_text().strip() != "sh" else None
+    except OSError:
+        return None
 
 
 def signal_pending(pid: int) -> bool:
@@ -81,17 +78,19 @@ def signal_pending(pid: int) -> bool:
 
 
 class Canceller:
-    """Cancels, like a member on the page, as soon as a process matching `step` runs under the work dir.
+    """Cancels, like a member on the page, as soon as the runner's background command `name` (initdb,
+    pgbench-init, snapshot-data, restore-data, vacuum, pgbench) runs on the work dir.
 
-    It pauses that process as it cancels, and resumes it once the runner signalled it (or after RESUME_AFTER_S): the
-    step cannot end before the runner sees the cancel, and the signal takes effect the moment the process resumes.
+    Its wrapper writes <work_dir>/run/<name>.pid before it starts the command; the canceller pauses the command's
+    whole group (SIGSTOP) the moment the command is there, cancels, and resumes the group once the runner signalled
+    it (or after RESUME_AFTER_S). So the step cannot end before the runner sees the cancel, however short it is on
+    this machine, and the runner's signal takes effect the moment the group resumes.
     """
 
     RESUME_AFTER_S = 10
 
-    def __init__(self, work_dir: str, step: Callable[[list[str]], bool]) -> None:
-        self.work_dir = work_dir
-        self.step = step
+    def __init__(self, work_dir: str, name: str) -> None:
+        self.pid_file = Path(work_dir, "run", f"{name}.pid")
         self.cancelled = threading.Event()
         self.cancelled_at = 0.0
         self.seen: list[str] = []
@@ -100,23 +99,24 @@ class Canceller:
 
     def watch(self) -> None:
         while not self.done.is_set():
-            matching = [(pid, argv) for pid, argv in processes_under(self.work_dir) if self.step(argv)]
-            if matching:
-                pid, self.seen = matching[0]
-                self.pause_until_signalled(pid)
+            group = read_int(self.pid_file)
+            command = started_command(group) if group else None
+            if group and command:
+                self.pause_until_signalled(group, command)
                 return
-            time.sleep(0.02)
+            time.sleep(0.001)
 
-    def pause_until_signalled(self, pid: int) -> None:
+    def pause_until_signalled(self, group: int, command: int) -> None:
         with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGSTOP)
+            os.killpg(group, signal.SIGSTOP)
+        self.seen = Path(f"/proc/{command}/cmdline").read_bytes().decode("utf-8", "replace").split("\0")[:-1]
         self.cancelled_at = time.monotonic()
         self.cancelled.set()
         deadline = self.cancelled_at + self.RESUME_AFTER_S
-        while not signal_pending(pid) and not self.done.is_set() and time.monotonic() < deadline:
+        while not signal_pending(command) and not self.done.is_set() and time.monotonic() < deadline:
             time.sleep(0.01)
         with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGCONT)
+            os.killpg(group, signal.SIGCONT)
 
     def should_cancel(self) -> bool:
         return self.cancelled.is_set()
@@ -146,7 +146,9 @@ def marker_exists(transport: Transport, spec: TrialSpec) -> bool:
 
 
 @pytest.mark.parametrize(
-    ("step", "what"), [(initdb, "initdb"), (data_load, "the data load (pgbench -i)")], ids=["initdb", "data-load"]
+    ("step", "what"),
+    [("initdb", "initdb"), ("pgbench-init", "the data load (pgbench -i)")],
+    ids=["initdb", "data-load"],
 )
 def test_a_cancel_stops_the_making_of_the_data_within_seconds_and_leaves_no_marker(
     local_transport, installed_build, step, what
@@ -163,13 +165,15 @@ def test_a_cancel_stops_the_making_of_the_data_within_seconds_and_leaves_no_mark
     assert marker_exists(local_transport, spec) is False  # written last, once the data and its snapshot are whole
 
 
-@pytest.mark.parametrize(("step", "what"), [(snapshot_copy, "snapshot"), (restore_copy, "restore")])
+@pytest.mark.parametrize(
+    ("step", "what"), [("snapshot-data", "snapshot"), ("restore-data", "restore")], ids=["snapshot", "restore"]
+)
 def test_a_cancel_stops_a_copy_of_the_data_and_the_next_trial_finds_whole_data(
     local_transport, installed_build, step, what
 ):
     """A copy may be over before the cancel reaches it: either way the next trial, asked not to reset, runs."""
     spec = update_trial(local_transport, installed_build)
-    if step is restore_copy:
+    if step == "restore-data":
         assert run_trial(spec, local_transport).ok  # data and snapshot made: the next trial resets from the snapshot
     canceller = Canceller(local_transport.host.work_dir, step)
 
@@ -188,7 +192,7 @@ def test_a_cancel_stops_a_copy_of_the_data_and_the_next_trial_finds_whole_data(
 def test_a_cancel_stops_the_checkpoint_and_vacuum_after_the_run(local_transport, installed_build):
     spec = update_trial(local_transport, installed_build)
     spec = replace(spec, scenario=replace(spec.scenario, checkpoint_vacuum=True))
-    canceller = Canceller(local_transport.host.work_dir, vacuum)
+    canceller = Canceller(local_transport.host.work_dir, "vacuum")
 
     stopped_after = canceller.run(spec, local_transport)
 
@@ -200,7 +204,7 @@ def test_a_cancel_stops_the_checkpoint_and_vacuum_after_the_run(local_transport,
 
 def test_a_cancel_stops_the_run_itself_within_seconds(local_transport, installed_build):
     spec = update_trial(local_transport, installed_build, scale=1, duration_s=60)
-    canceller = Canceller(local_transport.host.work_dir, lambda argv: pgbench_runs(local_transport) and "-T" in argv)
+    canceller = Canceller(local_transport.host.work_dir, "pgbench")
 
     stopped_after = canceller.run(spec, local_transport)
 
