@@ -104,7 +104,7 @@ def test_the_page_loads_scripts_and_styles_only_from_our_own_static_files(client
     sources = re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
     assert sources == [
         "/static/css/site.css",
-        "/static/vendor/plotly.min.js",
+        "/static/vendor/plotly-basic.min.js",
         "/static/js/charts.js",
         "/static/js/trends.js",
     ]
