@@ -26,11 +26,13 @@ class Side:
 
 
 def change_card(change: ChangePoint) -> list[Moved] | None:
-    """What moved between the change's two sides; None where a side is not one measured build of a study."""
+    """What moved between the change's two sides; None where a side is not one measured build of a study, or neither
+    side's trials left any evidence (a published study's figures)."""
     sides = change_sides(change)
     if sides is None:
         return None
-    return explain(*(side_evidence(side) for side in sides))
+    before, after = (side_evidence(side) for side in sides)
+    return explain(before, after) if before != SideEvidence() or after != SideEvidence() else None
 
 
 def change_sides(change: ChangePoint) -> tuple[Side, Side] | None:

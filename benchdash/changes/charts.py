@@ -35,16 +35,29 @@ def series_figure(labels: Sequence[str], values: Sequence[float], changes: Itera
 
 
 def _layout(categories: list[str], changes: Iterable[Marked], *, y_title: str, legend: bool = False) -> dict:
-    """Categories in the order given, a dashed line (dotted once acknowledged) before each change's label."""
+    """Categories in the order given, a dashed line (dotted once acknowledged) before each change's label; changes
+    at one label (a minor series' client levels) share the line, their sizes stacked in its note."""
     marked = [change for change in changes if change.after_label in categories]
+    at_label: dict[str, list[Marked]] = defaultdict(list)
+    for change in marked:
+        at_label[change.after_label].append(change)
     return {
         "height": 420 if legend else 300,
-        "margin": {"l": 60, "r": 20, "t": 30, "b": 60},
+        "margin": {
+            "l": 60,
+            "r": 20,
+            "t": 30 + 14 * max((len(group) for group in at_label.values()), default=0),
+            "b": 60,
+        },
         "xaxis": {"type": "category", "categoryorder": "array", "categoryarray": categories},
         "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},
         "showlegend": legend,
         "shapes": [_change_line(categories.index(change.after_label), change) for change in marked],
-        "annotations": [_change_note(categories.index(change.after_label), change) for change in marked],
+        "annotations": [
+            _change_note(categories.index(label), change, stacked)
+            for label, group in at_label.items()
+            for stacked, change in enumerate(group)
+        ],
     }
 
 
@@ -62,10 +75,11 @@ def _change_line(position: int, change: Marked) -> dict:
     }
 
 
-def _change_note(position: int, change: Marked) -> dict:
+def _change_note(position: int, change: Marked, stacked: int = 0) -> dict:
     return {
         "x": position - 0.5,
         "y": 1,
+        "yshift": 14 * stacked,
         "xref": "x",
         "yref": "paper",
         "yanchor": "bottom",

@@ -115,3 +115,18 @@ def test_the_admin_lists_change_points_read_only(admin_client, official_change):
     listed = admin_client.get(reverse("admin:changes_changepoint_changelist"), HTTP_ACCEPT_LANGUAGE="en")
     assert listed.status_code == 200 and "-8.0%" in listed.content.decode()
     assert admin_client.get(reverse("admin:changes_changepoint_add")).status_code == 403
+
+
+def test_changes_at_one_minor_share_its_line_and_stack_their_sizes():
+    from benchdash.changes.charts import Marked, series_figure
+
+    figure = series_figure(
+        ["17.0", "17.1", "17.2"], [1.0, 1.0, 2.0], [Marked("17.2", -0.05), Marked("17.2", -0.09)], y_title=""
+    )
+    notes = figure["layout"]["annotations"]
+    assert [(note["x"], note["text"], note["yshift"]) for note in notes] == [(1.5, "-5.0%", 0), (1.5, "-9.0%", 14)]
+
+
+def test_a_change_whose_trials_left_no_evidence_says_so(client, member, official_change):
+    html = page(client, reverse("changes:detail", args=[official_change.pk]))
+    assert "No evidence to compare" in html and "trials left any (published figures)" in html
