@@ -1,13 +1,22 @@
-"""The Atom feed of new changes in official series: what a member subscribes to."""
+"""The Atom feed of new changes in official series: what a member subscribes to.
+
+A feed reader holds no session: besides the pages' rule (anyone with public read, else a logged-in member), the
+feed takes a member's API token as `Authorization: Bearer bd_...` (a token in the URL would end in logs). A token
+that is given must be good.
+"""
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.contrib.auth.decorators import login_not_required
 from django.contrib.syndication.views import Feed
 from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse, reverse_lazy
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import gettext_lazy as _
 
+from benchdash.api.tokens import token_user
 from benchdash.changes.models import ChangePoint
 
 FEED_ITEMS = 50
@@ -15,6 +24,25 @@ FEED_ITEMS = 50
 
 def new_official_changes() -> QuerySet[ChangePoint]:
     return ChangePoint.objects.new().filter(official=True).order_by("-found_at", "pk")
+
+
+@login_not_required
+def feed_view(request: HttpRequest) -> HttpResponse:
+    """The feed for a reader allowed by the module's rule; 401 with the scheme to use otherwise."""
+    header = request.headers.get("Authorization", "")
+    if header:
+        scheme, _space, token = header.partition(" ")
+        if scheme.lower() != "bearer" or token_user(token.strip()) is None:
+            return _unauthorized()
+    elif not (settings.PUBLIC_READ or request.user.is_authenticated):
+        return _unauthorized()
+    return NewChangesFeed()(request)
+
+
+def _unauthorized() -> HttpResponse:
+    response = HttpResponse("a member's session or API token (Authorization: Bearer bd_...) is needed", status=401)
+    response["WWW-Authenticate"] = "Bearer"
+    return response
 
 
 class NewChangesFeed(Feed):

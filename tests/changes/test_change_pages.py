@@ -130,3 +130,15 @@ def test_changes_at_one_minor_share_its_line_and_stack_their_sizes():
 def test_a_change_whose_trials_left_no_evidence_says_so(client, member, official_change):
     html = page(client, reverse("changes:detail", args=[official_change.pk]))
     assert "No evidence to compare" in html and "trials left any (published figures)" in html
+
+
+def test_a_feed_reader_subscribes_with_a_members_api_token_and_a_bad_one_is_refused(client, official_change, settings):
+    from benchdash.api.tokens import issue_token
+
+    settings.PUBLIC_READ = False
+    _row, token = issue_token(User.objects.create_user("reader", password="pw-reader-1"), "feed reader")
+    url = reverse("changes:feed")
+    assert client.get(url).status_code == 401
+    assert client.get(url, HTTP_AUTHORIZATION="Bearer bd_not-a-token").status_code == 401
+    read = client.get(url, HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert read.status_code == 200 and "17.2 → 17.3 -8.0%" in read.content.decode()
