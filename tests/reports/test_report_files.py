@@ -64,7 +64,7 @@ def test_the_pdf_is_japanese_in_japanese_and_its_pages_render(client, history, t
     assert "前バージョン比" in text and "メモと考察" in text
     assert "Notes and conclusions" not in text
     if shutil.which("pdftoppm") is None:
-        pytest.skip("pdftoppm (poppler-utils) is not installed")
+        pytest.fail("pdftoppm is needed: apt-get install poppler-utils (deploy/lib.sh installs it)")
     (tmp_path / "report.pdf").write_bytes(data)
     subprocess.run(["pdftoppm", "-r", "30", "-png", str(tmp_path / "report.pdf"), str(tmp_path / "page")], check=True)
     pages = sorted(tmp_path.glob("page*.png"))
