@@ -47,7 +47,8 @@ def test_the_form_refuses_two_majors_and_starts_from_two_builds_of_one(client, m
     minors, scenario = builds(), ScenarioFactory()
     other = BuildFactory(version="16.9")
     fields = {"template": template.pk, "scenario": scenario.pk, "clients": 4}
-    refused = client.post(reverse("changes:bisect_new"), {**fields, "first": other.pk, "last": minors[-1].pk})
+    form = {**fields, "first": other.pk, "last": minors[-1].pk}
+    refused = client.post(reverse("changes:bisect_new"), form, HTTP_ACCEPT_LANGUAGE="en")
     assert refused.status_code == 200 and "must be of one major" in refused.content.decode()
     assert not Bisect.objects.exists()
     client.post(reverse("changes:bisect_new"), {**fields, "first": minors[1].pk, "last": minors[3].pk})
