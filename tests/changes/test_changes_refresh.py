@@ -132,3 +132,21 @@ def test_refresh_changes_recomputes_and_prints_how_many(capsys):
     minor_series(STEP)
     call_command("refresh_changes")
     assert capsys.readouterr().out.strip() == "1"
+
+
+def test_a_failing_refresh_leaves_the_other_study_end_receivers_their_turn(monkeypatch):
+    """Signal.send stops at a receiver that raises: the queue's clean-up and the cloud's termination come after."""
+    from benchdash.changes import refresh
+    from benchdash.studies.lifecycle.signals import study_ended
+
+    def broken() -> int:
+        raise ValueError("a series the detection cannot read")
+
+    heard = []
+    monkeypatch.setattr(refresh, "changes_refresh", broken)
+    study_ended.connect(lambda sender, **kwargs: heard.append(kwargs["study_id"]), weak=False, dispatch_uid="t")
+    try:
+        study_ended.send(sender=Study, study_id=41, host_name="local")
+    finally:
+        study_ended.disconnect(dispatch_uid="t")
+    assert heard == [41]
