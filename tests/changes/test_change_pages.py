@@ -142,3 +142,9 @@ def test_a_feed_reader_subscribes_with_a_members_api_token_and_a_bad_one_is_refu
     assert client.get(url, HTTP_AUTHORIZATION="Bearer bd_not-a-token").status_code == 401
     read = client.get(url, HTTP_AUTHORIZATION=f"Bearer {token}")
     assert read.status_code == 200 and "17.2 → 17.3 -8.0%" in read.content.decode()
+
+
+def test_a_minor_series_without_changes_links_its_tps_per_version_from_its_page(client, member):
+    study = minor_series(dict.fromkeys(STEP, 1000.0))
+    html = page(client, reverse("studies:detail", args=[study.pk]))
+    assert reverse("changes:minors", args=[study.pk]) in html.split('class="series-changes"')[1]

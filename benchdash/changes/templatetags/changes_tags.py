@@ -24,9 +24,10 @@ def trend_changes(scenario_slug: str) -> dict:
 
 
 @register.inclusion_tag("changes/_series_changes.html")
-def study_changes(study_id: int) -> dict:
-    """The change points of a study's series (its versions per scenario and client level), on its page."""
-    return {"changes": _changes_of(f"study:{study_id}:"), "minors_of": study_id}
+def study_changes(study_id: int, builds: int) -> dict:
+    """The change points of a study's series (its versions per scenario and client level), on its page, and, for
+    a study of two builds or more, the link to its TPS per version and client level."""
+    return {"changes": _changes_of(f"study:{study_id}:"), "minors_of": study_id if builds >= 2 else None}
 
 
 def _changes_of(key_prefix: str) -> list[ChangePoint]:
