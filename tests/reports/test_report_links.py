@@ -85,3 +85,13 @@ def test_run_again_of_an_unknown_study_says_so_and_opens_an_empty_form(client, q
 
     assert "There is no study x1 to run again." in response.content.decode()
     assert response.context["form"]["client_levels"].value() is None
+
+
+def test_each_language_s_buttons_are_labelled_in_that_language(client, history):
+    study = Study.objects.get(year=2021)
+
+    page = client.get(reverse("studies:report", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+
+    japanese, english = page.split('report-files-set" lang="ja"', 1)[1].split('report-files-set" lang="en"', 1)
+    assert "報告書 (PDF)" in japanese and "Report (PDF)" not in japanese
+    assert "Report (PDF)" in english and "報告書 (PDF)" not in english
