@@ -56,7 +56,8 @@ def test_a_minor_shows_its_own_figures_and_links_to_its_major(client, versions: 
 
 
 def test_a_version_without_figures_says_so_and_a_non_version_is_not_found(client, versions: dict) -> None:
-    assert "No study has figures of PostgreSQL 9.4 yet." in client.get("/versions/9.4/").content.decode()
+    page = client.get("/versions/9.4/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "No study has figures of PostgreSQL 9.4 yet." in page
     assert client.get("/versions/fourteen/").status_code == 404
 
 
