@@ -5,6 +5,7 @@ bottleneck of both builds, the wait event whose share moved most, and perf's fun
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from benchdash.studies.evidence.page import EvidenceSection, VerdictRow
 from benchdash.studies.models import Study
@@ -49,11 +50,8 @@ def _difference_line(clients: int, cell: Cell, section: EvidenceSection) -> str:
         if text
     ]
     evidence = "; ".join(found) if found else _("no evidence was collected at this level")
-    head = _("%(clients)s clients, %(build)s: %(ratio)s") % {
-        "clients": clients,
-        "build": cell.column.name,
-        "ratio": ratio_text(cell),
-    }
+    head = ngettext("%(clients)s client, %(build)s: %(ratio)s", "%(clients)s clients, %(build)s: %(ratio)s", clients)
+    head %= {"clients": clients, "build": cell.column.name, "ratio": ratio_text(cell)}
     return f"{head}. {evidence}."
 
 
@@ -74,7 +72,7 @@ def _label(row: VerdictRow | None, *, is_baseline: bool = False, build_id: int |
 def _wait_change(clients: int, column: BuildColumn, section: EvidenceSection) -> str:
     changes = next((changes for other, changes in section.changes if other.build_id == column.build_id), [])
     change = next((change for change in changes if change.clients == clients), None)
-    if change is None:
+    if change is None or round(change.change_points, 1) == 0:  # the same share on both sides explains nothing
         return ""
     event = _("on CPU") if change.wait_event_type == "CPU" else f"{change.wait_event_type}: {change.wait_event}"
     return _("wait event %(event)s %(change)+.1f points") % {"event": event, "change": change.change_points}
@@ -87,5 +85,8 @@ def _perf_change(clients: int, column: BuildColumn, section: EvidenceSection) ->
     differential = next((diff for diff in perf.differentials if diff.other.build_id == column.build_id), None)
     if differential is None or not differential.rows:
         return ""
-    top = differential.rows[0]
-    return _("perf: %(function)s %(change)+.1f points of samples") % {"function": top.function, "change": top.change}
+    top = differential.rows[0]  # a share is a fraction of the samples: 100 x its change is in points
+    return _("perf: %(function)s %(change)+.1f points of samples") % {
+        "function": top.function,
+        "change": 100 * top.change,
+    }
