@@ -3,7 +3,7 @@
 from typing import Any
 
 from django import forms
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, major_version, version_sort_key
@@ -23,7 +23,8 @@ class StudyFilterForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        studied = Scenario.objects.filter(studies__isnull=False).distinct().order_by("slug")
+        studied = Scenario.objects.filter(Exists(Study.scenarios.through.objects.filter(scenario=OuterRef("pk"))))
+        studied = studied.order_by("slug")
         scenario, version = self.fields["scenario"], self.fields["version"]
         assert isinstance(scenario, forms.ChoiceField) and isinstance(version, forms.ChoiceField)
         scenario.choices = ALL + [(slug, slug) for slug in studied.values_list("slug", flat=True)]
@@ -48,5 +49,7 @@ class StudyFilterForm(forms.Form):
 
 def studied_majors() -> list[str]:
     """The major versions some study has a build of, oldest first."""
-    versions = Build.objects.filter(studies__isnull=False).values_list("version", flat=True).distinct()
+    # EXISTS, not a join made distinct: one index probe per build, whatever the number of studies (100,000).
+    studied = Build.objects.filter(Exists(Study.builds.through.objects.filter(build=OuterRef("pk"))))
+    versions = studied.values_list("version", flat=True)
     return sorted({major_version(version) for version in versions}, key=version_sort_key)
