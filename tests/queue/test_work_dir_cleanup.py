@@ -2,8 +2,10 @@
 unless it keeps them; beat's sweep removes what a lost clean-up left; the host page shows the work dir's space and
 clears it, never touching the cluster of the trial that runs."""
 
+import contextlib
 import json
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -31,14 +33,23 @@ CLEARED_WITHIN_S = 10
 
 
 def _clusters(work_dir: str) -> dict[str, int]:
-    """Each cluster dir under the work dir and the bytes its files hold."""
-    root = Path(work_dir, "clusters")
-    if not root.exists():
+    """Each cluster dir under the work dir and the bytes its files hold. A clean-up may remove them as they are read:
+    what is gone counts nothing (os.walk skips a folder gone before it is listed)."""
+    try:
+        entries = list(Path(work_dir, "clusters").iterdir())
+    except FileNotFoundError:
         return {}
-    return {
-        entry.name: sum(path.stat().st_size for path in entry.rglob("*") if path.is_file() and not path.is_symlink())
-        for entry in root.iterdir()
-    }
+    return {entry.name: _file_bytes(entry) for entry in entries}
+
+
+def _file_bytes(folder: Path) -> int:
+    total = 0
+    for parent, _, names in os.walk(folder):
+        for name in names:
+            with contextlib.suppress(FileNotFoundError):
+                status = os.lstat(os.path.join(parent, name))
+                total += status.st_size if stat.S_ISREG(status.st_mode) else 0
+    return total
 
 
 def _leftover_cluster(work_dir: str, name: str, study_id: int) -> Path:
