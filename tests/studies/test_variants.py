@@ -211,14 +211,20 @@ def test_a_study_on_two_hosts_starts_one_trial_on_each_and_continues_each_host_o
 
 def test_the_page_says_which_trials_overlapped(client, member, rows):
     study = StudyFactory(db_host=rows["local"], builds=[rows["pg15"]])
-    variant = Variant.objects.of_build(study, rows["pg15"])
+    variants = {
+        "local": Variant.objects.of_build(study, rows["pg15"]),
+        "target2": Variant.objects.create(
+            study=study, build=rows["pg15"], label="pg15 on target2", db_host=rows["target2"]
+        ),
+    }
+    assert trial_overlaps(study) == []  # no trial yet
     start = timezone.now()
     times = [("local", 0, 10), ("target2", 5, 12), ("local", 10, 20), ("target2", 30, 40)]
     for position, (host, begin, end) in enumerate(times):
         Trial.objects.create(
             study=study,
             build=rows["pg15"],
-            variant=variant,
+            variant=variants[host],
             scenario=rows["reference"],
             host=rows[host],
             clients=1,
