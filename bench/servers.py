@@ -51,3 +51,12 @@ def queue_store(database: str, redis_db: int) -> str:
     for command in ("migrate", "load_presets", "register_local"):
         call_command(command, verbosity=0, stdout=open(os.devnull, "w"))  # noqa: SIM115
     return broker
+
+
+def drop_store(database: str) -> None:
+    """Drop a bench's database once it is done (its figures printed): the store's disk is shared."""
+    import psycopg
+
+    store, _ = _settings_urls()
+    with psycopg.connect(_with_path(store, "/postgres"), autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
