@@ -238,7 +238,7 @@ def test_the_page_says_which_trials_overlapped(client, member, rows):
     assert [(o.first.position, o.second.position, o.seconds) for o in overlaps] == [(0, 1, 5.0), (1, 2, 2.0)]
     page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Trials that ran at the same time" in page
-    assert '#0 pg15 (local)</td><td>#1 pg15 (target2)</td><td class="num">5.0</td>' in page
+    assert '#0 pg15 (local)</td><td>#1 pg15 on target2 (target2)</td><td class="num">5.0</td>' in page
 
 
 # -- the migration ---------------------------------------------------------------------------------
