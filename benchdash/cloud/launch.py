@@ -1,4 +1,4 @@
-"""A study on a cloud template, from the form to its first trial: its host rows and instances are made, each
+"""A cloud study from its launch to its first trial (benchdash/cloud/creation.py saved it): its instances are made, each
 instance's sshd is awaited and its host key pinned from the console (never from the connection), its facts read
 and the study's builds installed; then the study is queued and runs as on any host.
 
@@ -6,11 +6,9 @@ Where a worker reaches an instance (CLOUD_SSH_ENDPOINT) and where its console ou
 (CLOUD_CONSOLE_OUTPUT) are settings naming a function: EC2's by default; the tests name their stand-ins."""
 
 import logging
-import secrets
 import socket
 import time
-from collections.abc import Callable, Mapping
-from datetime import timedelta
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -20,10 +18,9 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from benchdash.cloud import aws
-from benchdash.cloud.budget import estimate
 from benchdash.cloud.ending import launch_failed
 from benchdash.cloud.host_keys import console_host_key
-from benchdash.cloud.models import CloudInstance, CloudStudy, CloudTemplate
+from benchdash.cloud.models import CloudInstance, CloudStudy
 from benchdash.inventory.models import Host
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.specs import build_spec, host_spec
@@ -36,39 +33,6 @@ logger = logging.getLogger(__name__)
 
 class LaunchError(Exception):
     """An instance did not come up as it should (not running, no sshd, no host key) in time."""
-
-
-@transaction.atomic
-def cloud_study_create(
-    *, template: CloudTemplate, data: Mapping[str, Any], study_seconds: float, created_by: Any = None
-) -> CloudStudy:
-    """Save the study (draft) on fresh host rows, one per role of the template, with its cloud study and its
-    instances to launch; launch_cloud_study is sent once this commits."""
-    from benchdash.cloud.tasks import launch_cloud_study
-
-    hosts = {role: _new_host(template, role) for role in template.roles()}
-    roles = {"db_host": hosts[CloudInstance.Role.DB], "client_host": hosts.get(CloudInstance.Role.CLIENT)}
-    study = services.study_create(data={**data, **roles}, created_by=created_by)
-    cost = estimate(template, study_seconds)
-    expires_at = timezone.now() + timedelta(hours=float(cost.expiry_hours))
-    cloud = CloudStudy.objects.create(study=study, template=template, expires_at=expires_at, cost_bound=cost.cost_bound)
-    for role, (instance_type, price) in template.roles().items():
-        CloudInstance.objects.create(
-            cloud_study=cloud, role=role, host=hosts[role], instance_type=instance_type, price_per_hour=price
-        )
-    transaction.on_commit(lambda: launch_cloud_study.apply_async((cloud.pk,), ignore_result=True))
-    return cloud
-
-
-def _new_host(template: CloudTemplate, role: str) -> Host:
-    """A host row for an instance to come: its address and pinned key are filled in once it is up."""
-    return Host.objects.create(
-        name=f"cloud-{template.name}-{secrets.token_hex(3)}-{role}",
-        username=template.ssh_user,
-        key_path=template.key_path,
-        work_dir=template.work_dir,
-        notes=f"EC2 {role} instance of template {template.name}",
-    )
 
 
 def bring_up(cloud_study_id: int) -> str:

@@ -6,8 +6,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
+from benchdash.cloud.creation import cloud_study_create
 from benchdash.cloud.forms import CloudStudyForm
-from benchdash.cloud.launch import cloud_study_create
 
 QUEUE_PERMISSION = "studies.add_study"
 

@@ -6,7 +6,7 @@ from decimal import Decimal
 import boto3
 import pytest
 
-from benchdash.cloud.launch import cloud_study_create
+from benchdash.cloud.creation import cloud_study_create
 from benchdash.cloud.models import CloudStudy, CloudTemplate
 from benchdash.studies.forms import StudyForm
 from tests.cloud import stand_in

@@ -6,8 +6,8 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
+from benchdash.cloud.creation import cloud_study_create
 from benchdash.cloud.forms import CloudStudyForm
-from benchdash.cloud.launch import cloud_study_create
 from benchdash.cloud.models import CloudTemplate
 from benchdash.inventory.models import Build
 from benchdash.studies.models import Study
