@@ -34,7 +34,8 @@ def test_every_quote_is_in_its_seed_word_for_word_and_every_figure_in_the_seed(f
     for quoted in re.findall(r"「(.*?)」", finding.quote):
         assert re.sub(r"\s+", "", quoted) in text
     if finding.value is not None:
-        written = {str(finding.value), f"{finding.value:g}", f"{finding.value:,.0f}", f"{finding.value:.2f}".rstrip("0")}
+        value = finding.value
+        written = {str(value), f"{value:g}", f"{value:,.0f}", f"{value:.2f}".rstrip("0")}
         assert any(number in text for number in written), finding
 
 
@@ -55,7 +56,9 @@ def checksum_study(db):
 
 def findings_section(client, study: Study, language: str = "en") -> str:
     page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE=language).content.decode()
-    return text_of(page.split('id="published-findings"')[1].split("</section>")[0]) if "published-findings" in page else ""
+    if "published-findings" not in page:
+        return ""
+    return text_of(page.split('id="published-findings"')[1].split("</section>")[0])
 
 
 def test_a_checksum_study_shows_what_seed_004_says_of_checksums_and_nothing_else(client, checksum_study):
