@@ -10,8 +10,8 @@ from django.utils import translation
 from benchdash.errors import server_error
 
 NAVIGATION = {
-    "en": ["Trends", "Studies", "Hosts", "Builds"],
-    "ja": ["推移", "検証", "ホスト", "ビルド"],
+    "en": ["Trends", "Studies", "Changes", "Hosts", "Builds"],
+    "ja": ["推移", "検証", "変化", "ホスト", "ビルド"],
 }
 TEXTS = {
     ("en", 404): ("Page not found", "There is no page at /studies/no-such-page/."),

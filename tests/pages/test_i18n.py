@@ -40,7 +40,7 @@ def test_the_headings_follow_the_browser_language(client, language, headings):
 @pytest.mark.django_db
 def test_the_navigation_is_japanese_for_a_japanese_browser(client):
     response = client.get(reverse("studies:list"), HTTP_ACCEPT_LANGUAGE="ja")
-    assert nav(response) == ["推移", "検証", "ホスト", "ビルド"]
+    assert nav(response) == ["推移", "検証", "変化", "ホスト", "ビルド"]
 
 
 @pytest.mark.django_db
@@ -54,7 +54,7 @@ def test_switching_the_language_sets_the_cookie_and_the_next_page_follows_it(cli
     assert response.cookies[settings.LANGUAGE_COOKIE_NAME].value == "en"
     after = client.get(page, HTTP_ACCEPT_LANGUAGE="ja")
     assert "<h2>Facts</h2>" in after.content.decode()
-    assert nav(after) == ["Trends", "Studies", "Hosts", "Builds"]
+    assert nav(after) == ["Trends", "Studies", "Changes", "Hosts", "Builds"]
 
 
 @pytest.mark.django_db

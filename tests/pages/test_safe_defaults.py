@@ -67,7 +67,9 @@ def test_make_run_turns_debug_on_for_development_and_runs_everything_as_the_run_
     makefile = (REPO / "Makefile").read_text()
     procfile = (REPO / "deploy" / "Procfile").read_text().splitlines()
 
-    assert "DEBUG=$${DEBUG:-true} .venv/bin/honcho" in makefile
+    run_recipe = makefile.split("\nrun:\n", 1)[1].split("\n\n", 1)[0]
+    assert "DEBUG=$${DEBUG:-true}" in run_recipe
+    assert ".venv/bin/honcho --procfile deploy/Procfile" in run_recipe
     assert [line.split(":")[0] for line in procfile] == ["web", "worker", "beat"]
     assert all(line.split(": ", 1)[1].startswith("deploy/as-run-user.sh ") for line in procfile)
 
