@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import math
 import statistics
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 from functools import lru_cache
+
+import numpy as np
 
 CONFIDENCE = 0.95
 DEFAULT_THRESHOLD = 0.02
@@ -150,30 +151,31 @@ def kth_difference(values: Sequence[float], others: Sequence[float], k: int) -> 
 
     Narrows the value range by bisection, counting the pairs at or below a cut with one binary search per
     value, until few candidates are left, then sorts those: about (n + m) log(n m) steps instead of n m."""
+    value_array, other_array = np.asarray(values, dtype=float), np.asarray(others, dtype=float)
+    if value_array.size * other_array.size <= PICK_AMONG:
+        return float(np.partition(np.subtract.outer(value_array, other_array), k - 1, axis=None)[k - 1])
     low, high = values[0] - others[-1] - 1.0, values[-1] - others[0]
     while True:
-        below = _pairs_at_most(values, others, low)
-        if _pairs_at_most(values, others, high) - below <= PICK_AMONG:
-            return sorted(_pairs_between(values, others, low, high))[k - below - 1]
+        below = _pairs_at_most(value_array, other_array, low)
+        if _pairs_at_most(value_array, other_array, high) - below <= PICK_AMONG:
+            return float(np.sort(_pairs_between(value_array, other_array, low, high))[k - below - 1])
         middle = (low + high) / 2
         if not low < middle < high:
             return high
-        if _pairs_at_most(values, others, middle) >= k:
+        if _pairs_at_most(value_array, other_array, middle) >= k:
             high = middle
         else:
             low = middle
 
 
-def _pairs_at_most(values: Sequence[float], others: Sequence[float], cut: float) -> int:
+def _pairs_at_most(values: np.ndarray, others: np.ndarray, cut: float) -> int:
     """How many value - other <= cut, that is other >= value - cut."""
-    size = len(others)
-    return sum(size - bisect_left(others, value - cut) for value in values)
+    return int(others.size * values.size - np.searchsorted(others, values - cut, side="left").sum())
 
 
-def _pairs_between(values: Sequence[float], others: Sequence[float], low: float, high: float) -> list[float]:
+def _pairs_between(values: np.ndarray, others: np.ndarray, low: float, high: float) -> np.ndarray:
     """The differences value - other in (low, high], selected exactly as _pairs_at_most counts them."""
-    return [
-        value - other
-        for value in values
-        for other in others[bisect_left(others, value - high) : bisect_left(others, value - low)]
-    ]
+    starts = np.searchsorted(others, values - high, side="left")
+    ends = np.searchsorted(others, values - low, side="left")
+    slices = zip(values, starts, ends, strict=True)
+    return np.concatenate([value - others[start:end] for value, start, end in slices])
