@@ -135,6 +135,16 @@ def test_the_kth_pairwise_difference_of_many_runs_is_the_sorted_one():
         assert kth_difference(values, others, k) == every[k - 1]
 
 
+@pytest.mark.parametrize("count", [97, 5000])
+def test_the_largest_difference_is_found_when_rounding_hides_it_from_a_range_search(count):
+    rng = random.Random(7)
+    values = sorted(round(rng.gauss(0, 1), 9) for _ in range(count))
+    others = [0.21411061]
+    every = sorted(value - other for value in values for other in others)
+    assert kth_difference(values, others, count) == every[-1]
+    assert kth_difference(values, others, 1) == every[0]
+
+
 def test_a_non_positive_tps_has_no_interval():
     assert ratio_interval([0.0, 1.0, 2.0, 3.0], [1.0, 2.0, 3.0, 4.0]) is None
     assert math.isfinite(ratio_interval([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0]).high)

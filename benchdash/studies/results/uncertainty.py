@@ -154,7 +154,8 @@ def kth_difference(values: Sequence[float], others: Sequence[float], k: int) -> 
     value_array, other_array = np.asarray(values, dtype=float), np.asarray(others, dtype=float)
     if value_array.size * other_array.size <= PICK_AMONG:
         return float(np.partition(np.subtract.outer(value_array, other_array), k - 1, axis=None)[k - 1])
-    low, high = values[0] - others[-1] - 1.0, values[-1] - others[0]
+    # A margin on both ends: values[-1] - (values[-1] - others[0]) need not give others[0] back exactly.
+    low, high = values[0] - others[-1] - 1.0, values[-1] - others[0] + 1.0
     while True:
         below = _pairs_at_most(value_array, other_array, low)
         if _pairs_at_most(value_array, other_array, high) - below <= PICK_AMONG:
