@@ -105,6 +105,8 @@ def test_the_page_loads_scripts_and_styles_only_from_our_own_static_files(client
     assert sources == [
         "/static/css/site.css",
         "/static/vendor/plotly-basic.min.js",
+        "/static/vendor/plotly-locale-ja.js",
+        "/static/js/plotly_locale.js",
         "/static/js/charts.js",
         "/static/js/trends.js",
     ]
