@@ -42,7 +42,7 @@ def test_the_roles_exist_and_each_holds_what_the_one_before_holds(member_roles: 
         ("inventory", "view_build"),
     }
     assert permissions[1] - permissions[0] == {("studies", "add_study")}
-    assert permissions[2] - permissions[1] == {("studies", "cancel_study")}
+    assert permissions[2] - permissions[1] == {("studies", "cancel_study"), ("changes", "add_acknowledgement")}
     assert {("studies", "mark_official"), ("studies", "change_study"), ("inventory", "change_host")} <= (
         permissions[3] - permissions[2]
     )
