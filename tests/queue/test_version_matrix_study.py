@@ -37,7 +37,9 @@ def test_a_study_of_every_registered_build_draws_one_line_from_one_host(
 
     page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     matrix = page.split('<table class="data matrix">')[1].split("</table>")[0]
-    assert re.findall(r"<tr><td>(\d+)</td>", matrix) == ["10", "12", "15", "16"]
+    # Each row starts with its version, linked to that version's page.
+    firsts = re.findall(r'<tr><td><a href="([^"]*)">(\d+)</a></td>', matrix)
+    assert firsts == [(reverse("trends:version", args=[major]), major) for major in ("10", "12", "15", "16")]
     # The settings that differ between the majors' trials, read from their servers (SHOW ALL).
     assert "hash_mem_multiplier" in page.split('id="settings-diff"')[1]
 
