@@ -3,6 +3,7 @@ BENCHDASH_PUBLIC_READ off, every page but the login's sends an anonymous visitor
 through the checked view."""
 
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -173,8 +174,27 @@ def every_page(ids: dict[str, int]) -> list[str]:
             continue
         for name, value in (("<int:pk>", ids["trial"] if "trials/" in route else ids["study"]),):
             route = route.replace(name, str(ids["host"] if route.startswith("hosts/") else value))
-        found.append("/" + route)
+        route = route.replace("<int:study_id>", str(ids["study"]))
+        found.append("/" + _regex_filled(route))
     return found
+
+
+REGEX_SAMPLES = {"pk": "1", "year": "2021", "language": "en", "extension": "pdf", "version": "14"}
+
+
+def _regex_filled(route: str) -> str:
+    """A re_path route (the report files) as a URL it answers: each named group replaced by a sample value."""
+    if "(?P<" not in route:
+        return route
+    filled = re.sub(r"\(\?P<(\w+)>(?:[^()]|\([^()]*\))*\)", lambda group: REGEX_SAMPLES[group.group(1)], route)
+    return filled.replace("^", "").replace("$", "").replace("\\.", ".")
+
+
+def _machine_readable(page: str) -> bool:
+    """The API's data and the Atom feed answer a visitor without a session 401 (scripts and feed readers cannot follow a
+    login page); every other page sends the visitor to log in."""
+    api_data = page.startswith("/api/v1/") and not page.endswith(("/v1/", "/docs", "/openapi.json"))
+    return api_data or page.endswith("/feed.atom")
 
 
 def _patterns(patterns, prefix: str = ""):
@@ -191,8 +211,11 @@ def test_with_public_read_off_every_page_but_login_sends_a_visitor_to_log_in(cli
     answers = {page: client.get(page) for page in pages}
 
     assert len(pages) > 25 and f"/hosts/{closed['host']}/" in pages and "/accounts/password/" in pages
-    assert {page: response.status_code for page, response in answers.items()} == {page: 302 for page in pages}
-    assert all(response["Location"].startswith("/accounts/login/?next=") for response in answers.values())
+    expected = {page: 401 if _machine_readable(page) else 302 for page in pages}
+    assert {page: response.status_code for page, response in answers.items()} == expected
+    redirected = [response for page, response in answers.items() if expected[page] == 302]
+    assert all(response["Location"].startswith("/accounts/login/?next=") for response in redirected)
+    assert "/reports/2021.en.pdf" in pages and "/api/v1/hosts" in pages
     assert "secret CPU" not in "".join(response.content.decode() for response in answers.values())
 
 
