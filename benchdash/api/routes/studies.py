@@ -2,8 +2,8 @@
 
 from typing import Any
 
-from django.contrib.postgres.aggregates import ArrayAgg
-from django.db.models import Q, QuerySet, Value
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db.models import OuterRef, QuerySet
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from ninja import Router
@@ -74,18 +74,13 @@ def trial_evidence(request: HttpRequest, trial_id: int) -> TrialEvidence:
 
 
 def _study_rows(studies: QuerySet[Study]) -> QuerySet[Study, dict[str, Any]]:
-    """Studies as StudyOut rows, their builds and scenarios gathered in the same query."""
+    """Studies as StudyOut rows, their builds and scenarios as array subqueries: no join or GROUP BY over every
+    study, so a page's keys are found before any study's builds are read."""
+    builds = Study.builds.through.objects.filter(study_id=OuterRef("pk")).order_by("build_id")
+    scenarios = Study.scenarios.through.objects.filter(study_id=OuterRef("pk")).order_by("scenario__slug")
     gathered = studies.annotate(
-        build_ids=ArrayAgg(
-            "builds__id", distinct=True, ordering="builds__id", filter=Q(builds__isnull=False), default=Value([])
-        ),
-        scenario_slugs=ArrayAgg(
-            "scenarios__slug",
-            distinct=True,
-            ordering="scenarios__slug",
-            filter=Q(scenarios__isnull=False),
-            default=Value([]),
-        ),
+        build_ids=ArraySubquery(builds.values("build_id")),
+        scenario_slugs=ArraySubquery(scenarios.values("scenario__slug")),
     )
     return gathered.values(*StudyOut.model_fields)
 
