@@ -299,6 +299,8 @@ def _pump(channel: paramiko.Channel, data: bytes, deadline: float) -> tuple[byte
         drained = not (busy or channel.recv_ready() or channel.recv_stderr_ready())
         if drained and channel.exit_status_ready() and channel.eof_received:
             return bytes(stdout), bytes(stderr)
+        if drained and channel.closed:  # closed without an end of output: the connection under it went down
+            raise paramiko.SSHException("the connection closed before the command ended")
         if time.monotonic() > deadline:
             raise CommandTimeout("deadline passed")
         if not busy:

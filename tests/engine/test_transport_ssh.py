@@ -1,11 +1,12 @@
 """SSHTransport against a real sshd: commands, quoting, big output, timeouts, files."""
 
+import threading
 import time
 
 import pytest
 
 from tests.sshd import process_is_gone
-from workers.transport import CommandFailed, CommandTimeout, SSHTransport
+from workers.transport import CommandFailed, CommandTimeout, ConnectionLost, SSHTransport
 
 
 def test_it_connects_by_ssh_to_a_host_other_than_local(ssh_transport):
@@ -84,3 +85,13 @@ def test_it_reuses_one_connection_for_many_commands(ssh_transport):
     for _ in range(5):
         ssh_transport.run(["true"])
     assert ssh_transport._client.get_transport() is first
+
+
+def test_a_command_whose_connection_goes_down_fails_at_once_as_a_lost_connection(ssh_transport):
+    ssh_transport.run(["true"])
+    connection = ssh_transport._client.get_transport()
+    threading.Timer(1.0, connection.close).start()
+    started = time.monotonic()
+    with pytest.raises(ConnectionLost, match="closed before the command ended"):
+        ssh_transport.run(["sleep", "30"], timeout=60)
+    assert time.monotonic() - started < 10  # not the command's 30 s, nor its 60 s limit
