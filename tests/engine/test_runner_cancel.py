@@ -56,25 +56,50 @@ def read_int(path: Path) -> int | None:
         return None
 
 
+WRAPPER_OWN_COMMANDS = {"sh", "mv"}
+
+
 def started_command(wrapper: int) -> int | None:
     """The command the runner's wrapper (a shell) started, once it runs: its child, after the exec. Before it, the
-    child is still a copy of the wrapper, whose trap would swallow the runner's signal."""
+    child is still a copy of the wrapper, or the `mv` that put the pid file in place: a signal then would reach the
+    wrapper, whose trap swallows it, and the command would start after the runner's stop (which waits out its
+    grace, about 6 s, seen on a loaded CI)."""
     try:
         children = Path(f"/proc/{wrapper}/task/{wrapper}/children").read_text().split()
         command = int(children[0]) if children else None
-        return command if command and Path(f"/proc/{command}/comm").read_text().strip() != "sh" else None
+        return (
+            command
+            if command and Path(f"/proc/{command}/comm").read_text().strip() not in WRAPPER_OWN_COMMANDS
+            else None
+        )
     except OSError:
         return None
 
 
-def signal_pending(pid: int) -> bool:
-    """Whether a signal waits to be delivered to the (stopped) process, or the process is gone."""
+SIGSTOP_BIT = 1 << (signal.SIGSTOP - 1)
+
+
+def proc_status(pid: int) -> dict[str, str] | None:
     try:
-        status = Path(f"/proc/{pid}/status").read_text()
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
     except OSError:
+        return None
+    return dict(line.split(":\t", 1) for line in lines if ":\t" in line)
+
+
+def stopped_or_gone(pid: int) -> bool:
+    status = proc_status(pid)
+    return status is None or status["State"].startswith(("T", "Z", "X"))
+
+
+def signal_pending(pid: int) -> bool:
+    """Whether a signal other than our own SIGSTOP waits to be delivered to the (stopped) process, or the process
+    is gone. A SIGSTOP still pending is not the runner's signal."""
+    status = proc_status(pid)
+    if status is None:
         return True
-    pending = [line.split()[1] for line in status.splitlines() if line.startswith(("SigPnd:", "ShdPnd:"))]
-    return any(int(mask, 16) for mask in pending)
+    pending = int(status["SigPnd"], 16) | int(status["ShdPnd"], 16)
+    return bool(pending & ~SIGSTOP_BIT)
 
 
 class Canceller:
@@ -109,7 +134,10 @@ class Canceller:
     def pause_until_signalled(self, group: int, command: int) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(group, signal.SIGSTOP)
-        self.seen = Path(f"/proc/{command}/cmdline").read_bytes().decode("utf-8", "replace").split("\0")[:-1]
+        while not stopped_or_gone(command):
+            time.sleep(0.001)
+        with contextlib.suppress(OSError):  # a command over already is seen as nothing
+            self.seen = Path(f"/proc/{command}/cmdline").read_bytes().decode("utf-8", "replace").split("\0")[:-1]
         self.cancelled_at = time.monotonic()
         self.cancelled.set()
         deadline = self.cancelled_at + self.RESUME_AFTER_S
