@@ -209,7 +209,7 @@ class Command(BaseCommand):
         return "\n".join(([settings_text(kept)] if kept else []) + given)
 
     def _wait(self, study: Study) -> None:
-        progress = study_progress(study)
+        progress = self._progress_now(study)
         # tqdm redraws the line with \r: it writes to the raw stream, not through the newline-adding wrapper.
         stream = getattr(self.stderr, "_out", sys.stderr)
         with tqdm(total=progress.total, unit="trial", desc=f"study {study.pk}", file=stream) as bar:
