@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from django.db.models import QuerySet
+from django.db.models.functions import Coalesce
 from django.http import StreamingHttpResponse
 from django.utils.http import content_disposition_header
 
@@ -51,6 +52,9 @@ TRIAL_COLUMNS: tuple[tuple[str, Any], ...] = (
     ("finished_at", LocalTimeText("finished_at")),
     ("statistic", "statistic"),
     ("conditions", InertText("conditions")),
+    # Appended, as every column since the first files: the line the trial belongs to (a trial without a variant,
+    # written before variants, is its build's line).
+    ("variant", InertText(Coalesce("variant__label", "build__name"))),
 )
 TRIAL_HEADER = tuple(header for header, _cell in TRIAL_COLUMNS)
 SUMMARY_HEADER = (

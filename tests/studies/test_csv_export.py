@@ -73,6 +73,7 @@ def test_a_trials_file_has_a_row_per_trial_cell_by_cell(client, study_2021):
     assert (first["status"], first["published"], first["tps"]) == ("succeeded", "false", "437.2413")
     assert (first["latency_avg_ms"], first["transactions"], first["failed_transactions"]) == ("2.5", "26234", "0")
     assert (first["tps_including_connections"], first["started_at"]) == ("", "")
+    assert first["variant"] == first["build"]  # a study of builds: each line is its build
     assert dict(zip(TRIAL_HEADER, rows[2], strict=True))["tps"] == "412.9373"
 
 
