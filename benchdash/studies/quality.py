@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from benchdash.studies.lifecycle.noise import study_noise_checks
 from benchdash.studies.models import Study, StudyPreset, Trial
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.queries import study_results
@@ -67,9 +68,15 @@ def _preset_of(study: Study) -> StudyPreset | None:
 
 
 def _noise_check(study: Study) -> QualityCheck:
-    verdict = (study.noise_check or {}).get("verdict") or ""
-    met = verdict in ("quiet", "some_noise")
-    return QualityCheck(_("noise check of the DB host"), verdict or "—", _("not noisy"), met)
+    """Every DB host's check must say not noisy; on several hosts the value names each."""
+    checks = study_noise_checks(study)
+    verdicts = [(host, (report or {}).get("verdict") or "") for host, report in checks]
+    met = all(verdict in ("quiet", "some_noise") for _host, verdict in verdicts)
+    if len(verdicts) == 1:
+        value = verdicts[0][1] or "—"
+    else:
+        value = ", ".join(f"{host.name if host else '—'}: {verdict or '—'}" for host, verdict in verdicts)
+    return QualityCheck(_("noise check of the DB host"), value, _("not noisy"), met)
 
 
 def _against_preset(study: Study, preset: StudyPreset | None) -> list[QualityCheck]:

@@ -7,8 +7,10 @@ import pytest
 from django.contrib.auth.models import Permission, User
 from django.urls import reverse
 
-from benchdash.studies.lifecycle.noise import noise_check_keep
-from tests.factories import HostFactory, StudyFactory
+from benchdash.studies.lifecycle.noise import noise_check_keep, study_needs_noise_check
+from benchdash.studies.models import Variant
+from benchdash.studies.quality import study_quality
+from tests.factories import BuildFactory, HostFactory, StudyFactory, TrialFactory
 from workers.preflight import parse_preflight, preflight_report
 
 pytestmark = pytest.mark.django_db
@@ -59,3 +61,32 @@ def test_the_button_needs_a_login_and_the_permission_to_queue_studies(client):
     client.force_login(user)
     page = client.get(reverse("inventory:host_detail", args=[host.pk])).content.decode()
     assert "noise-check/" in page
+
+
+def test_a_study_on_two_hosts_keeps_and_shows_each_host_s_check_and_the_quality_screen_weighs_both(client):
+    study = StudyFactory()
+    other = HostFactory(name="guest-2")
+    Variant.objects.create(study=study, build=BuildFactory(), label="on guest-2", db_host=other)
+    on_study_host, on_other = (TrialFactory(study=study, host=host) for host in (study.db_host, other))
+    assert [study_needs_noise_check(trial) for trial in (on_study_host, on_other)] == [True, True]
+    quiet = {"verdict": "quiet", "findings": [], "facts": {}}
+
+    noise_check_keep(report=quiet, host_id=study.db_host_id, study_id=study.pk)
+
+    assert [study_needs_noise_check(trial) for trial in (on_study_host, on_other)] == [False, True]
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    section = text_of(page, "noise-check")
+    assert "guest-2 Runs on this DB host before its first trial of the study." in section
+    assert study_quality(study).checks[0].met is False  # a host not checked yet is not a quiet one
+
+    noisy = preflight_report(parse_preflight(RECORDED.read_text()))
+    noise_check_keep(report=noisy, host_id=other.pk, study_id=study.pk)
+
+    study.refresh_from_db()
+    assert (study.noise_check["verdict"], study.host_noise_checks[str(other.pk)]["verdict"]) == ("quiet", "noisy")
+    assert not study_needs_noise_check(on_other)
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    section = text_of(page, "noise-check")
+    assert section.index("Quiet: nothing found") < section.index("guest-2") < section.index("Noisy: other work")
+    check = study_quality(study).checks[0]
+    assert (check.value, check.met) == (f"{study.db_host.name}: quiet, guest-2: noisy", False)

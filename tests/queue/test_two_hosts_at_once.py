@@ -39,5 +39,10 @@ def test_a_study_on_two_hosts_runs_both_at_once_and_each_host_one_trial_at_a_tim
         assert [two.started_at >= one.finished_at for one, two in itertools.pairwise(attempts)] == [True, True]
     overlaps = trial_overlaps(study)
     assert overlaps and all(overlap.first.host != overlap.second.host for overlap in overlaps)
+    # Each host ran its own noise check before its first trial, kept with the study under that host.
+    study.refresh_from_db()
+    assert list(study.host_noise_checks) == [str(remote.pk)] and study.db_host_id == local.pk
+    checked = [study.noise_check, study.host_noise_checks[str(remote.pk)]]
+    assert [len(check["facts"]["micro_us"]) for check in checked] == [10, 10]
     page = client.get(reverse("studies:detail", args=[study.pk])).content.decode()
     assert "Trials that ran at the same time" in page

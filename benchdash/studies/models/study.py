@@ -92,6 +92,9 @@ class Study(models.Model):
     # The noise check of the DB host before the first trial (workers/preflight.py): the study runs whatever it
     # says, and its verdict stays with the study. Empty until it ran.
     noise_check = models.JSONField(_("noise check of the DB host"), default=dict, blank=True)
+    # The same check on each other DB host a variant names (a study on two hosts at once), by the host's id: each
+    # host's first trial runs it. Empty for a study on one host.
+    host_noise_checks = models.JSONField(_("noise checks of the other DB hosts"), default=dict, blank=True)
     # Adaptive repetitions: after the planned ones, a cell whose interval still crosses the threshold gets
     # another round, up to this many trials (studies/lifecycle/adaptive.py). Empty: off.
     max_repetitions = models.PositiveSmallIntegerField(_("adaptive repetitions, up to"), null=True, blank=True)

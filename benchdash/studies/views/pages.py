@@ -12,6 +12,7 @@ from benchdash.studies.environment import study_environment
 from benchdash.studies.evidence.page import study_evidence
 from benchdash.studies.evidence.table_health import study_table_health
 from benchdash.studies.filters import StudyFilterForm
+from benchdash.studies.lifecycle.noise import study_noise_checks
 from benchdash.studies.lifecycle.progress import study_progress
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.overlaps import trial_overlaps
@@ -84,6 +85,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "power": measured_power(study) if study.kind == Study.Kind.MEASURED else [],
         "environment": study_environment(study),
         "noise": noise_summary(study.noise_check),
+        "other_hosts_noise": [(host, noise_summary(report)) for host, report in study_noise_checks(study)[1:]],
         "progress": study_progress(study),
         "variants": study.variants.select_related("build", "db_host"),
         "overlaps": trial_overlaps(study),
