@@ -7,14 +7,15 @@ ICPE 2023). Pure: plain values in, plain changes out.
 
 A series may repeat a label: the runs of one version are consecutive values under the same label, so the test
 sees the run-to-run spread. A change found inside one label's runs is no change between versions and is dropped.
+
+Otava is imported where it is used: with scipy it takes most of a second to import, which every process that loads
+the apps (a worker, beat, each manage.py command) would otherwise pay at its start.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from otava.analysis import compute_change_points
 
 MAX_PVALUE = 0.001
 MIN_MAGNITUDE = 0.02
@@ -53,6 +54,8 @@ def find_changes(
         raise ValueError("one label per value")
     if len(values) < 3:
         return []
+    from otava.analysis import compute_change_points
+
     found, _weak = compute_change_points(
         [float(value) for value in values], window_len=WINDOW, max_pvalue=max_pvalue, min_magnitude=min_magnitude
     )

@@ -1,5 +1,8 @@
 """The report files: a study's, or every official study of a year's, as PDF, PPTX or a zip of CSVs, in Japanese or
-English. Rendered in the request: the 2021 study's PDF takes well under a second (bench/report_files.py)."""
+English. Rendered in the request: the 2021 study's PDF takes well under a second (bench/report_files.py).
+
+The renderers are named, not imported: ReportLab and python-pptx take a fifth of a second to import, which every
+process that loads the URLs (each web server worker, manage.py check) would otherwise pay at its start."""
 
 from collections.abc import Callable, Sequence
 
@@ -7,19 +10,25 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import translation
 from django.utils.http import content_disposition_header
+from django.utils.module_loading import import_string
 from django.views.decorators.http import require_GET
 
 from benchdash.access import read_access
 from benchdash.reports.bundle import report_zip
 from benchdash.reports.content import StudyReport, report_title, study_report, year_reports
-from benchdash.reports.pdf import report_pdf
-from benchdash.reports.slides import report_pptx
 from benchdash.studies.models import Study
 
 PPTX_TYPE = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-FORMATS: dict[str, tuple[Callable[[Sequence[StudyReport], str], bytes], str]] = {
-    "pdf": (report_pdf, "application/pdf"),
-    "pptx": (report_pptx, PPTX_TYPE),
+Renderer = Callable[[Sequence[StudyReport], str], bytes]
+
+
+def _imported_on_use(path: str) -> Renderer:
+    return lambda reports, title: import_string(path)(reports, title)
+
+
+FORMATS: dict[str, tuple[Renderer, str]] = {
+    "pdf": (_imported_on_use("benchdash.reports.pdf.report_pdf"), "application/pdf"),
+    "pptx": (_imported_on_use("benchdash.reports.slides.report_pptx"), PPTX_TYPE),
     "zip": (lambda reports, _title: report_zip(reports), "application/zip"),  # a bundle has no title page
 }
 

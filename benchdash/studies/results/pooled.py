@@ -15,6 +15,9 @@ spread. This interval takes it in (docs/STATISTICS.md, "The pooled t interval"):
 
 Assumptions: log TPS is about normal within a cell (pgbench runs: unimodal, a few percent), the builds share the
 spread, and the host's spread now is the one it had in its recent studies (step 2 checks the last).
+
+scipy is imported inside the functions that use it: it takes half a second to import, which every process that
+loads the models (a worker, beat, each manage.py command) would otherwise pay at its start.
 """
 
 from __future__ import annotations
@@ -24,8 +27,6 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-
-from scipy import stats
 
 from benchdash.studies.results.uncertainty import CONFIDENCE, Method, RatioInterval, ratio_interval
 
@@ -91,9 +92,13 @@ def cell_interval(
 
 @lru_cache(maxsize=4096)
 def _fit_limit(own_degrees: int, history_degrees: int) -> float:
+    from scipy import stats
+
     return float(stats.f.ppf(FIT_PERCENTILE, own_degrees, history_degrees))
 
 
 @lru_cache(maxsize=4096)
 def _t_quantile(confidence: float, degrees: int) -> float:
+    from scipy import stats
+
     return float(stats.t.ppf(1 - (1 - confidence) / 2, degrees))

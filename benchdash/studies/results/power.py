@@ -7,6 +7,9 @@ the half-width q * sigma * sqrt(2 / n), q the quantile of the interval that will
 degrees of freedom where its recent studies give a history, else the t quantile of the study's own 2n - 2 degrees
 of freedom, standing for the rank interval, which needs at least 4 runs a side at 95%). A real gain d is called
 "faster" with 80% power when log(1 + d) >= log(1 + t) + (q + z_0.8) * sigma * sqrt(2 / n).
+
+scipy is imported inside the functions that use it: it takes half a second to import, which every process that
+loads the models (a worker, beat, each manage.py command) would otherwise pay at its start.
 """
 
 from __future__ import annotations
@@ -14,8 +17,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
-
-from scipy import stats
 
 from benchdash.studies.results.pooled import HISTORY_MIN_DEGREES
 from benchdash.studies.results.sequential import Design
@@ -105,6 +106,8 @@ def cap_reaching(spread: ExpectedSpread, planned: int, threshold: float) -> int 
 
 def interval_quantile(spread: ExpectedSpread, runs: int, confidence: float) -> float | None:
     """q of the interval that would be drawn with `runs` a side (see the module's description)."""
+    from scipy import stats
+
     tail = 1 - (1 - confidence) / 2
     if spread.borrowable and runs >= 2:
         return float(stats.t.ppf(tail, 2 * runs - 2 + (spread.degrees or 0)))

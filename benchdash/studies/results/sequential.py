@@ -12,6 +12,9 @@ integration over the paths that did not cross before (Armitage, McPherson and Ro
 *Group Sequential Methods*, ch. 19), equals alpha(t_k) - alpha(t_k-1). A cell's interval at look k is drawn at
 the confidence 1 - 2 (1 - Phi(c_k)): the repeated confidence intervals of Jennison and Turnbull, which all hold
 the truth together with 95%, whichever look a study stops on.
+
+scipy is imported inside the functions that use it: it takes half a second to import, which every process that
+loads the models (a worker, beat, each manage.py command) would otherwise pay at its start.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import optimize, special, stats
 
 from benchdash.studies.results.uncertainty import CONFIDENCE
 
@@ -62,6 +64,8 @@ class Design:
 
 def spent(fraction: float, alpha: float = 1 - CONFIDENCE) -> float:
     """The share of alpha spent by the information fraction t: 2 - 2 Phi(z_(1 - alpha/2) / sqrt(t))."""
+    from scipy import stats
+
     return float(2 - 2 * stats.norm.cdf(stats.norm.ppf(1 - alpha / 2) / math.sqrt(fraction)))
 
 
@@ -69,11 +73,15 @@ def spent(fraction: float, alpha: float = 1 - CONFIDENCE) -> float:
 def look_confidences(fractions: tuple[float, ...], alpha: float = 1 - CONFIDENCE) -> list[float]:
     """The confidence of the interval at each look, for looks at these information fractions (ascending, the
     last 1): 1 - 2 (1 - Phi(c_k)) for the boundaries c_k of `boundaries`."""
+    from scipy import stats
+
     return [float(1 - 2 * stats.norm.sf(boundary)) for boundary in boundaries(fractions, alpha)]
 
 
 def boundaries(fractions: tuple[float, ...], alpha: float = 1 - CONFIDENCE) -> list[float]:
     """The two-sided boundaries c_k on the Z scale (see the module's description)."""
+    from scipy import stats
+
     first = min(float(stats.norm.isf(spent(fractions[0], alpha) / 2)), MAX_BOUNDARY)
     found = [first]
     # The density of the score S = Z sqrt(t) over the values that have not crossed, on a grid.
@@ -100,6 +108,7 @@ def _trapezoid_weights(grid: np.ndarray) -> np.ndarray:
 
 def _crossing_edge(grid: np.ndarray, weights: np.ndarray, step: float, target: float) -> float:
     """The score edge b with P(|S_k| > b, not crossed before) = target."""
+    from scipy import optimize, special
 
     def excess(edge: float) -> float:
         crossing = special.ndtr((grid - edge) / step) + special.ndtr((-edge - grid) / step)
