@@ -1,0 +1,77 @@
+"""How long a benchdash process takes to start: `manage.py check` (Django set up, every app, the URLs), and the
+import of the Celery tasks a worker loads, here and at an earlier commit, taking turns.
+
+Usage:  .venv/bin/python bench/process_start.py [--baseline REV] [--runs 9]
+
+Every worker, beat, web server worker and manage.py command pays this start; the queue tests start hundreds of
+them. The baseline is checked out as a git worktree in a temporary directory (removed at the end) and run with this
+checkout's .venv and settings; the two take turns, so that the machine's load falls on both alike. Prints the
+median wall time and CPU time (user + system) of each, in a Markdown table for docs/BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMANDS = {
+    "manage.py check": ["manage.py", "check"],
+    "a worker's tasks (import benchdash.queue.tasks)": [
+        "-c",
+        "import django; django.setup(); import benchdash.queue.tasks",
+    ],
+}
+
+
+def timed(checkout: Path, argv: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of the checkout's Python on argv."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchdash.settings", "PYTHONPATH": str(checkout)}
+    subprocess.run([sys.executable, *argv], cwd=checkout, env=env, check=True, capture_output=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", default="HEAD~1", help="the commit to compare with (default: HEAD~1)")
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        baseline = Path(scratch, "baseline")
+        subprocess.run(["git", "worktree", "add", "-q", "--detach", str(baseline), args.baseline], cwd=ROOT, check=True)
+        try:
+            for name in ("var", ".env"):
+                if (ROOT / name).exists():
+                    (baseline / name).symlink_to(ROOT / name)
+            report(args, {"baseline": baseline, "this checkout": ROOT})
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(baseline)], cwd=ROOT, check=True)
+
+
+def report(args: argparse.Namespace, checkouts: dict[str, Path]) -> None:
+    print(f"baseline {args.baseline}, {args.runs} runs each, taking turns; load {os.getloadavg()}")
+    print("\n| process | checkout | wall s (median) | CPU s (median) |\n| --- | --- | ---: | ---: |")
+    for name, argv in COMMANDS.items():
+        times: dict[str, list[tuple[float, float]]] = {label: [] for label in checkouts}
+        for _ in range(args.runs):
+            for label, checkout in checkouts.items():
+                times[label].append(timed(checkout, argv))
+        for label, runs in times.items():
+            wall = statistics.median(run[0] for run in runs)
+            cpu = statistics.median(run[1] for run in runs)
+            print(f"| {name} | {label} | {wall:.2f} | {cpu:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
