@@ -70,7 +70,7 @@ def _preset_of(study: Study) -> StudyPreset | None:
 def _noise_check(study: Study) -> QualityCheck:
     """Every DB host's check must say not noisy; on several hosts the value names each."""
     checks = study_noise_checks(study)
-    verdicts = [(host, (report or {}).get("verdict") or "") for host, report in checks]
+    verdicts = [(host, report.get("verdict") or "") for host, report in checks]
     met = all(verdict in ("quiet", "some_noise") for _host, verdict in verdicts)
     if len(verdicts) == 1:
         value = verdicts[0][1] or "—"

@@ -70,6 +70,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         for table in tables
     ]
     trials = study.trials.select_related("build", "scenario", "variant").order_by("position", "id")
+    noise = [(host, noise_summary(report)) for host, report in study_noise_checks(study)]
     ctx = {
         "study": study,
         "sections": list(zip(tables, charts, strict=True)),
@@ -84,8 +85,8 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "settings_diff": study_settings_diff(study),
         "power": measured_power(study) if study.kind == Study.Kind.MEASURED else [],
         "environment": study_environment(study),
-        "noise": noise_summary(study.noise_check),
-        "other_hosts_noise": [(host, noise_summary(report)) for host, report in study_noise_checks(study)[1:]],
+        "noise": noise[0][1],
+        "other_hosts_noise": noise[1:],
         "progress": study_progress(study),
         "variants": study.variants.select_related("build", "db_host"),
         "overlaps": trial_overlaps(study),
