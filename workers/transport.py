@@ -194,13 +194,17 @@ class SSHTransport(Transport):
         channel = self._session()
         # paramiko waits for the answer to an exec request without a limit: a host that froze, or a channel the
         # connection dropped meanwhile, would hang the attempt for ever. Closed after the limit, it raises instead.
-        unanswered = threading.Timer(self.CHANNEL_TIMEOUT_S, channel.close)
+        gave_up = threading.Event()
+        unanswered = threading.Timer(self.CHANNEL_TIMEOUT_S, _close_unanswered, (channel, gave_up))
         unanswered.start()
         try:
             try:
                 channel.exec_command(command)
             finally:
                 unanswered.cancel()
+                unanswered.join()
+            if gave_up.is_set():  # answered just as the limit passed: the channel is closed all the same
+                raise paramiko.SSHException(f"no answer to the exec request within {self.CHANNEL_TIMEOUT_S}s")
             stdout, stderr = _pump(channel, input or b"", started + timeout + LOCAL_DEADLINE_SLACK_S)
             exit_status = channel.recv_exit_status()
         except CommandTimeout:
@@ -277,6 +281,16 @@ class SSHTransport(Transport):
             self._client = None
 
 
+def _close_unanswered(channel: paramiko.Channel, gave_up: threading.Event) -> None:
+    gave_up.set()
+    channel.close()
+
+
+def _connection_state(channel: paramiko.Channel) -> str:
+    ssh = channel.get_transport()
+    return "the connection is still up" if ssh is not None and ssh.is_active() else "the connection under it went down"
+
+
 def _pump(channel: paramiko.Channel, data: bytes, deadline: float) -> tuple[bytes, bytes]:
     """Feed stdin and drain stdout and stderr together, so neither side fills up and blocks the other."""
     stdout, stderr = bytearray(), bytearray()
@@ -299,8 +313,8 @@ def _pump(channel: paramiko.Channel, data: bytes, deadline: float) -> tuple[byte
         drained = not (busy or channel.recv_ready() or channel.recv_stderr_ready())
         if drained and channel.exit_status_ready() and channel.eof_received:
             return bytes(stdout), bytes(stderr)
-        if drained and channel.closed:  # closed without an end of output: the connection under it went down
-            raise paramiko.SSHException("the connection closed before the command ended")
+        if drained and channel.closed:  # closed without an end of output
+            raise paramiko.SSHException(f"the channel closed before the command ended ({_connection_state(channel)})")
         if time.monotonic() > deadline:
             raise CommandTimeout("deadline passed")
         if not busy:
