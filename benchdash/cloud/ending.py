@@ -37,7 +37,8 @@ def terminate_study_instances(study_id: int) -> list[str]:
 def launch_failed(cloud: CloudStudy, error: str) -> None:
     """Terminate what was launched, and fail the study (a draft: nothing of it was queued) with the reason."""
     with transaction.atomic():
-        CloudStudy.objects.filter(pk=cloud.pk).update(state=CloudStudy.State.FAILED, error=error)
+        launching = CloudStudy.objects.filter(pk=cloud.pk, state=CloudStudy.State.LAUNCHING)
+        launching.update(state=CloudStudy.State.FAILED, error=error)
         Study.objects.filter(pk=cloud.study_id, status=Study.Status.DRAFT).update(
             status=Study.Status.FAILED, finished_at=StoreNow(), notes=f"The cloud instances did not come up: {error}"
         )

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from benchdash.cloud import aws
-from benchdash.cloud.ending import launch_failed
+from benchdash.cloud.ending import launch_failed, terminate_study_instances
 from benchdash.cloud.host_keys import console_host_key
 from benchdash.cloud.models import CloudInstance, CloudStudy
 from benchdash.inventory.models import Host
@@ -35,22 +35,34 @@ class LaunchError(Exception):
     """An instance did not come up as it should (not running, no sshd, no host key) in time."""
 
 
+class LaunchCancelled(Exception):
+    """The study was cancelled while its instances were being made ready."""
+
+
 def bring_up(cloud_study_id: int) -> str:
     """Launch the cloud study's instances and ready them, then queue the study; on any failure terminate what
-    was launched and fail the study. Returns the cloud study's state."""
+    was launched and fail the study; once the study is cancelled, terminate what was launched and stop.
+    Returns the cloud study's state."""
     cloud = CloudStudy.objects.select_related("template", "study").get(pk=cloud_study_id)
     ec2 = aws.ec2_client(cloud.template.region)
     try:
         if not launch_once(ec2, cloud):
-            return str(CloudStudy.objects.values_list("state", flat=True).get(pk=cloud.pk))
+            return _state(cloud)
         ready_instances(ec2, cloud)
+    except LaunchCancelled:
+        terminate_study_instances(cloud.study_id)
+        return _state(cloud)
     except Exception as error:
         logger.exception("cloud study %s: the launch failed", cloud.pk)
         launch_failed(cloud, f"{type(error).__name__}: {error}")
-        return str(CloudStudy.State.FAILED)
-    CloudStudy.objects.filter(pk=cloud.pk).update(state=CloudStudy.State.READY)
-    services.study_enqueue(study=cloud.study)
-    return str(CloudStudy.State.READY)
+        return _state(cloud)
+    CloudStudy.objects.filter(pk=cloud.pk, state=CloudStudy.State.LAUNCHING).update(state=CloudStudy.State.READY)
+    services.study_enqueue(study=cloud.study)  # a study cancelled meanwhile stays cancelled: only a draft is queued
+    return _state(cloud)
+
+
+def _state(cloud: CloudStudy) -> str:
+    return str(CloudStudy.objects.values_list("state", flat=True).get(pk=cloud.pk))
 
 
 def launch_once(ec2: Any, cloud: CloudStudy) -> bool:
@@ -80,19 +92,22 @@ def launch_instances(ec2: Any, cloud: CloudStudy) -> None:
 
 def ready_instances(ec2: Any, cloud: CloudStudy) -> None:
     """Wait until every instance runs, then make each a pinned, known host with the study's builds."""
-    instances = list(cloud.instances.select_related("host"))
-    described = wait_until(partial(_all_running, ec2, instances), settings.CLOUD_BOOT_WAIT_S, "the instances to run")
+    instances = list(cloud.instances.select_related("host", "cloud_study"))
+    described = wait_until(partial(_all_running, ec2, instances), "the instances to run", study_id=cloud.study_id)
     for instance in instances:
         pin_host(ec2, instance, described[instance.instance_id], public=cloud.template.public_address)
+        if services.study_is_cancelled(study_id=cloud.study_id):
+            raise LaunchCancelled("the builds to be installed")
         prepare_host(Host.objects.get(pk=instance.host_id), cloud)
 
 
 def pin_host(ec2: Any, instance: CloudInstance, described: dict[str, Any], *, public: bool) -> None:
     """Once its sshd answers, give the instance's host row its address and the host key its console printed."""
     address, port = import_string(settings.CLOUD_SSH_ENDPOINT)(described, public)
-    wait_until(partial(_port_open, address, port), settings.CLOUD_BOOT_WAIT_S, f"sshd on {address}:{port}")
-    look = partial(_console_key, ec2, instance.instance_id)
-    host_key = wait_until(look, settings.CLOUD_BOOT_WAIT_S, "the console's host keys")
+    study_id = instance.cloud_study.study_id
+    wait_until(partial(_port_open, address, port), f"sshd on {address}:{port}", study_id=study_id)
+    console_key = partial(_console_key, ec2, instance.instance_id)
+    host_key = wait_until(console_key, "the console's host keys", study_id=study_id)
     Host.objects.filter(pk=instance.host_id).update(address=address, port=port, host_key=host_key)
 
 
@@ -125,10 +140,14 @@ def _console_key(ec2: Any, instance_id: str) -> str | None:
     return console_host_key(import_string(settings.CLOUD_CONSOLE_OUTPUT)(ec2, instance_id))
 
 
-def wait_until(look: Callable[[], Any], timeout_s: float, what: str) -> Any:
-    """look() every CLOUD_POLL_S seconds until it returns something true; LaunchError after timeout_s."""
+def wait_until(look: Callable[[], Any], what: str, *, study_id: int) -> Any:
+    """look() every CLOUD_POLL_S seconds until it returns something true; LaunchError after CLOUD_BOOT_WAIT_S,
+    LaunchCancelled as soon as the study is cancelled."""
+    timeout_s = settings.CLOUD_BOOT_WAIT_S
     deadline = time.monotonic() + timeout_s
     while not (value := look()):
+        if services.study_is_cancelled(study_id=study_id):
+            raise LaunchCancelled(what)
         if time.monotonic() > deadline:
             raise LaunchError(f"gave up waiting for {what} after {timeout_s} s")
         time.sleep(settings.CLOUD_POLL_S)

@@ -1,12 +1,17 @@
 """A study on a cloud template: its instances are launched on moto's EC2 with the template's parameters and the
 study's tags, told to end themselves at the expiry; the local sshd stands in for them, its host key pinned from
 the console output, facts read and builds installed before the study is queued. A console that shows another
-key than the sshd's fails the launch: nothing is trusted on first use, and what was launched is terminated."""
+key than the sshd's fails the launch: nothing is trusted on first use, and what was launched is terminated. A study
+cancelled from its page while its instances boot is never queued, and what was launched is terminated at once."""
 
 import base64
+import threading
+import time
 from functools import partial
 
 import pytest
+from django.db import connection
+from django.urls import reverse
 
 from benchdash.cloud import aws
 from benchdash.cloud.launch import bring_up
@@ -14,7 +19,7 @@ from benchdash.cloud.models import CloudStudy
 from benchdash.studies.models import Study
 from tests.cloud import stand_in
 from tests.cloud.conftest import make_template, queue_cloud_study
-from tests.queue.support import register_build
+from tests.queue.support import register_build, wait_for
 from tests.sshd import generate_key
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -74,6 +79,42 @@ def test_a_console_key_other_than_the_one_the_instance_offers_fails_the_launch_a
     instance = cloud.instances.get()
     assert "host key" in cloud.error.lower() or "refus" in cloud.error.lower(), cloud.error
     assert Study.objects.get(pk=cloud.study_id).status == Study.Status.FAILED
+    assert instance.terminated_at is not None and instance.host.host_key == ""
+    state = aws.describe(ec2, [instance.instance_id])[instance.instance_id]["State"]["Name"]
+    assert state in ("shutting-down", "terminated")
+
+
+def test_a_study_cancelled_while_its_instances_boot_is_never_queued_and_they_are_terminated_at_once(
+    client, member, ec2, cloud_stand_in, broker, presets, installed_build, settings
+):
+    settings.CLOUD_BOOT_WAIT_S = 120
+    stand_in.STAND_IN["console_silent"] = True  # cloud-init has not printed the host keys yet: the launch waits
+    template = make_template(ec2, cloud_stand_in, client_instance_type="")
+    cloud = queue_cloud_study(template, register_build(installed_build), [presets["pgecons-reference"]], cloud_stand_in)
+    page = reverse("studies:detail", args=[cloud.study_id])
+    assert 'data-live="cancel" ' in client.get(page).content.decode()  # the draft's cancel button is not hidden
+
+    result: dict[str, str] = {}
+
+    def launch() -> None:
+        try:
+            result["state"] = bring_up(cloud.pk)
+        finally:
+            connection.close()
+
+    launching = threading.Thread(target=launch)
+    launching.start()
+    wait_for(lambda: cloud.instances.exclude(instance_id="").exists(), 60, "the instance to be launched")
+    response = client.post(reverse("studies:cancel", args=[cloud.study_id]), follow=True)
+    cancelled_at = time.monotonic()
+    launching.join(timeout=60)
+
+    assert not launching.is_alive() and time.monotonic() - cancelled_at < 10
+    assert "Study cancelled" in response.content.decode()
+    assert result["state"] == CloudStudy.State.ENDED
+    assert Study.objects.get(pk=cloud.study_id).status == Study.Status.CANCELLED
+    assert not Study.objects.get(pk=cloud.study_id).trials.exclude(status="cancelled").exists()
+    instance = cloud.instances.get()
     assert instance.terminated_at is not None and instance.host.host_key == ""
     state = aws.describe(ec2, [instance.instance_id])[instance.instance_id]["State"]["Name"]
     assert state in ("shutting-down", "terminated")

@@ -106,10 +106,11 @@ def study_enqueue(*, study: Study) -> Queued:
 
 
 def study_cancel(*, study: Study) -> bool:
-    """QUEUED | RUNNING -> CANCELLED. Pending trials are cancelled; the running one stops through the
-    runner's should_cancel, which reads the study's status; finished trials stay."""
+    """DRAFT | QUEUED | RUNNING -> CANCELLED. Pending trials are cancelled; the running one stops through the
+    runner's should_cancel, which reads the study's status; finished trials stay. A draft is a study whose cloud
+    instances are being launched: the launch reads the status too, and never queues a cancelled study."""
     with transaction.atomic():
-        changed = Study.objects.filter(pk=study.pk, status__in=ACTIVE).update(
+        changed = Study.objects.filter(pk=study.pk, status__in=(Study.Status.DRAFT, *ACTIVE)).update(
             status=Study.Status.CANCELLED, finished_at=StoreNow()
         )
         if changed:

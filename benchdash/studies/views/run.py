@@ -52,7 +52,7 @@ def study_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     if services.study_cancel(study=study):
         messages.success(request, _("Study cancelled; finished trials are kept."))
     else:
-        messages.warning(request, _("Only a queued or running study can be cancelled."))
+        messages.warning(request, _("Only a study that has not ended can be cancelled."))
     return redirect("studies:detail", pk=pk)
 
 
