@@ -11,6 +11,7 @@ from typing import Any
 import boto3
 
 STUDY_TAG, ROLE_TAG, EXPIRES_TAG = "benchdash:study", "benchdash:role", "benchdash:expires"
+INSTALLATION_TAG = "benchdash:installation"
 LIVE_STATES = ["pending", "running", "stopping", "stopped"]
 
 
@@ -18,9 +19,11 @@ def ec2_client(region: str) -> Any:
     return boto3.client("ec2", region_name=region)
 
 
-def instance_tags(*, study_id: int, role: str, expires_at: datetime) -> list[dict[str, str]]:
-    """The tags that let beat find an instance and tell whether it may go: its study, its role, its expiry."""
-    tags = {STUDY_TAG: str(study_id), ROLE_TAG: role, EXPIRES_TAG: expires_at.isoformat(), "Name": f"benchdash-{role}"}
+def instance_tags(*, installation: str, study_id: int, role: str, expires_at: datetime) -> list[dict[str, str]]:
+    """The tags that let beat find an instance and tell whether it may go: the installation that made it, its
+    study, its role, its expiry."""
+    tags = {INSTALLATION_TAG: installation, STUDY_TAG: str(study_id), ROLE_TAG: role}
+    tags |= {EXPIRES_TAG: expires_at.isoformat(), "Name": f"benchdash-{role}"}
     return [{"Key": key, "Value": value} for key, value in tags.items()]
 
 
@@ -59,9 +62,10 @@ def describe(ec2: Any, instance_ids: Iterable[str]) -> dict[str, dict[str, Any]]
     return {item["InstanceId"]: item for group in reply["Reservations"] for item in group["Instances"]}
 
 
-def tagged_instances(ec2: Any) -> list[dict[str, Any]]:
-    """Every live instance that benchdash made (it carries a study tag), in the client's region."""
-    filters = [{"Name": "tag-key", "Values": [STUDY_TAG]}, {"Name": "instance-state-name", "Values": LIVE_STATES}]
+def tagged_instances(ec2: Any, installation: str) -> list[dict[str, Any]]:
+    """Every live instance that this installation made (it carries its tag), in the client's region."""
+    mine = {"Name": f"tag:{INSTALLATION_TAG}", "Values": [installation]}
+    filters = [mine, {"Name": "instance-state-name", "Values": LIVE_STATES}]
     pages = ec2.get_paginator("describe_instances").paginate(Filters=filters)
     return [item for page in pages for group in page["Reservations"] for item in group["Instances"]]
 

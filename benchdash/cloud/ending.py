@@ -1,6 +1,6 @@
 """A cloud study's instances go: when the study ends, fails or is cancelled (study_ended), when its launch fails,
-and by beat's reaper, which terminates every tagged instance whose study has ended (or is gone) or that is past
-its expiry, so that a crashed worker leaves nothing running."""
+and by beat's reaper, which terminates every instance of this installation whose study has ended (or is gone) or
+that is past its expiry, so that a crashed worker leaves nothing running."""
 
 import logging
 from datetime import datetime
@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from benchdash.cloud import aws
-from benchdash.cloud.models import CloudInstance, CloudStudy, CloudTemplate
+from benchdash.cloud.models import CloudInstance, CloudStudy, CloudTemplate, Installation
 from benchdash.inventory.models import Host
 from benchdash.store_clock import StoreNow
 from benchdash.studies.models import Study
@@ -58,11 +58,14 @@ def mark_terminated(instance_ids: list[str]) -> None:
 
 
 def reap_instances() -> list[str]:
-    """Beat: in each region a template names, terminate the tagged instances that may go; returns their ids."""
+    """Beat: in each region a template names, terminate this installation's instances that may go; returns their
+    ids. Another installation's (sharing the AWS account) are left to it: their studies are not in this store."""
     reaped: list[str] = []
+    installation = Installation.current_token()
     for region in sorted(set(CloudTemplate.objects.values_list("region", flat=True))):
         ec2 = aws.ec2_client(region)
-        doomed = [item["InstanceId"] for item in aws.tagged_instances(ec2) if may_go(item, timezone.now())]
+        mine = aws.tagged_instances(ec2, installation)
+        doomed = [item["InstanceId"] for item in mine if may_go(item, timezone.now())]
         aws.terminate(ec2, doomed)
         mark_terminated(doomed)
         reaped += doomed

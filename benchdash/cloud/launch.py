@@ -20,7 +20,7 @@ from django.utils.module_loading import import_string
 from benchdash.cloud import aws
 from benchdash.cloud.ending import launch_failed, terminate_study_instances
 from benchdash.cloud.host_keys import console_host_key
-from benchdash.cloud.models import CloudInstance, CloudStudy
+from benchdash.cloud.models import CloudInstance, CloudStudy, Installation
 from benchdash.inventory.models import Host
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.specs import build_spec, host_spec
@@ -81,8 +81,11 @@ def launch_instances(ec2: Any, cloud: CloudStudy) -> None:
     template = cloud.template
     minutes_left = int((cloud.expires_at - timezone.now()).total_seconds() // 60)
     user_data = aws.boot_script(minutes_left=minutes_left, ssh_user=template.ssh_user, work_dir=template.work_dir)
+    installation = Installation.current_token()
     for instance in cloud.instances.filter(instance_id=""):
-        tags = aws.instance_tags(study_id=cloud.study_id, role=instance.role, expires_at=cloud.expires_at)
+        tags = aws.instance_tags(
+            installation=installation, study_id=cloud.study_id, role=instance.role, expires_at=cloud.expires_at
+        )
         instance.instance_id = aws.run_instance(
             ec2, template, instance_type=instance.instance_type, tags=tags, user_data=user_data
         )

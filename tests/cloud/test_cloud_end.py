@@ -1,8 +1,9 @@
 """A cloud study's instances are terminated when it is done (a real worker runs it on the sshd standing in for
 them), when it failed and when it is cancelled (the worker takes study_ended's task), and, for a study whose
 worker was killed before anything terminated them, by beat's reaper; an instance past its expiry goes too,
-and one of a study still running stays."""
+and one of a study still running stays, as does one another installation on the same AWS account launched."""
 
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -84,9 +85,12 @@ def test_the_reaper_terminates_what_a_killed_worker_left_and_what_is_past_its_ex
     ec2, broker, presets, installed_build
 ):
     template, build = make_template(ec2), register_build(installed_build)
-    orphaned, running, expired = (launched(template, presets, build) for _ in range(3))
+    orphaned, running, expired, elsewhere = (launched(template, presets, build) for _ in range(4))
     # The study failed, and its worker was killed before study_ended's task could terminate anything.
-    Study.objects.filter(pk=orphaned.study_id).update(status=Study.Status.FAILED)
+    Study.objects.filter(pk__in=[orphaned.study_id, elsewhere.study_id]).update(status=Study.Status.FAILED)
+    # Another installation on the same AWS account: its study ids mean nothing in this store.
+    elsewhere_ids = list(elsewhere.instances.values_list("instance_id", flat=True))
+    ec2.create_tags(Resources=elsewhere_ids, Tags=[{"Key": aws.INSTALLATION_TAG, "Value": str(uuid.uuid4())}])
     expired_ids = expired.instances.values_list("instance_id", flat=True)
     ec2.create_tags(Resources=list(expired_ids), Tags=[{"Key": aws.EXPIRES_TAG, "Value": "2020-01-01T00:00:00+00:00"}])
 
@@ -95,7 +99,8 @@ def test_the_reaper_terminates_what_a_killed_worker_left_and_what_is_past_its_ex
     ids = {
         cloud.pk: set(cloud.instances.values_list("instance_id", flat=True)) for cloud in (orphaned, running, expired)
     }
-    assert ids[orphaned.pk] | ids[expired.pk] <= reaped and not ids[running.pk] & reaped
+    assert ids[orphaned.pk] | ids[expired.pk] <= reaped and not (ids[running.pk] | set(elsewhere_ids)) & reaped
+    assert states(ec2, elsewhere) == {"running"}
     assert states(ec2, orphaned) <= {"shutting-down", "terminated"} and states(ec2, running) == {"running"}
     assert CloudInstance.objects.filter(instance_id__in=reaped, terminated_at__isnull=True).count() == 0
     assert CloudStudy.objects.get(pk=orphaned.pk).state == CloudStudy.State.ENDED

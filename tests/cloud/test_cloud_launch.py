@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from benchdash.cloud import aws
 from benchdash.cloud.launch import bring_up
-from benchdash.cloud.models import CloudStudy
+from benchdash.cloud.models import CloudStudy, Installation
 from benchdash.studies.models import Study
 from tests.cloud import stand_in
 from tests.cloud.conftest import make_template, queue_cloud_study
@@ -47,6 +47,7 @@ def test_a_cloud_study_launches_tagged_instances_pins_the_console_key_and_is_que
     assert described[instances["client"].instance_id]["InstanceType"] == "c5.2xlarge"
     tags = {tag["Key"]: tag["Value"] for tag in db["Tags"]}
     assert tags[aws.STUDY_TAG] == str(cloud.study_id) and tags[aws.ROLE_TAG] == "db"
+    assert tags[aws.INSTALLATION_TAG] == Installation.current_token()
     cloud.refresh_from_db()
     assert tags[aws.EXPIRES_TAG] == cloud.expires_at.isoformat()
     attribute = partial(ec2.describe_instance_attribute, InstanceId=db["InstanceId"])
