@@ -65,3 +65,14 @@ def test_the_study_page_gives_what_its_design_could_tell_from_its_own_runs(clien
     assert (row.power.spread.source, row.power.spread.degrees, row.cv_percent) == ("this study", 8, "0.8%")
     page = response.content.decode()
     assert "What the design could tell, measured" in page and "measured: this study&#x27;s runs" in page
+
+
+@pytest.mark.django_db
+def test_a_study_page_whose_cells_ran_once_says_its_spread_was_not_measured(client, setting):
+    from django.urls import reverse
+
+    host, scenario, old, new = setting
+    study = _study(host, scenario, [old, new], {(old, 1): [100.0], (new, 1): [105.0]})
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "no cell of this scenario ran twice or more" in page
+    assert "no recent study of this scenario and no noise check" not in page  # the preview's reason, not this one
