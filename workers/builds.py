@@ -56,6 +56,40 @@ def configure_options(transport: Transport, installed: InstalledBuild) -> str | 
     return (result.text.strip()[:4000] or None) if result.ok else None
 
 
+# $1: the server binary. Prints "<symtab|stripped> <debug file there: yes|no> <build ID>", or nothing without readelf.
+_SYMBOLS_SCRIPT = r"""
+command -v readelf >/dev/null 2>&1 || exit 0
+id=$(readelf -n "$1" 2>/dev/null | sed -n 's/.*Build ID: *//p' | head -n 1)
+if readelf -S "$1" 2>/dev/null | grep -q '[.]symtab'; then own=symtab; else own=stripped; fi
+debug=no
+if [ -n "$id" ]; then
+  rest=${id#??}
+  [ -e "/usr/lib/debug/.build-id/${id%"$rest"}/$rest.debug" ] && debug=yes
+fi
+echo "$own $debug $id"
+"""
+
+
+def server_symbols(transport: Transport, installed: InstalledBuild) -> str | None:
+    """Whether perf can name the server's functions: its own symbol table, or debug symbols found by its build ID
+    (/usr/lib/debug/.build-id/, where a dbgsym or debuginfo package puts them); None when it cannot say."""
+    result = transport.run(["sh", "-c", _SYMBOLS_SCRIPT, "sh", installed.tool("postgres")], check=False, timeout=60)
+    return symbols_text(result.text) if result.ok else None
+
+
+def symbols_text(output: str) -> str | None:
+    """'stripped no a6ade789dd' -> 'stripped, no debug symbols for build ID a6ade789dd' (the ID a debug package
+    is found by); 'symtab no ...' -> 'own symbol table'; 'stripped yes ...' -> 'debug symbols installed'."""
+    fields = output.split()
+    if len(fields) < 2:
+        return None
+    if fields[0] == "symtab":
+        return "own symbol table"
+    if fields[1] == "yes":
+        return "debug symbols installed"
+    return f"stripped, no debug symbols for build ID {fields[2]}" if len(fields) > 2 else "stripped, no build ID"
+
+
 def parse_server_version(output: str) -> str:
     """'postgres (PostgreSQL) 15.14 (Debian 15.14-0+deb12u1)' -> '15.14'."""
     match = _SERVER_VERSION_RE.search(output)

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import partial
 
-from workers.builds import InstalledBuild, configure_options, find_client_tool, install_build
+from workers.builds import InstalledBuild, configure_options, find_client_tool, install_build, server_symbols
 from workers.cluster import Cluster
 from workers.collectors import (
     Collector,
@@ -229,10 +229,12 @@ class TrialRun:
                 self.outcome.host_facts["client_host"] = collect_host_facts(self.client, self.spec.client_host.work_dir)
 
     def record_configure(self) -> None:
-        """The build's configure options join the host's facts: the trial's environment fingerprint."""
+        """The build's configure options and whether perf can name its functions join the host's facts: the
+        trial's environment fingerprint."""
         if self.installed is None:
             raise RuntimeError("the build is not installed")
         self.outcome.host_facts["configure"] = configure_options(self.db, self.installed)
+        self.outcome.host_facts["symbols"] = server_symbols(self.db, self.installed)
 
     def install(self) -> None:
         with self.phase("install"):

@@ -7,6 +7,13 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 _LINES: list[tuple[re.Pattern[str], Promise]] = [
+    (re.compile(r"own symbol table"), _("own symbol table")),
+    (re.compile(r"debug symbols installed"), _("debug symbols installed")),
+    (
+        re.compile(r"stripped, no debug symbols for build ID (?P<build_id>\w+)"),
+        _("stripped, no debug symbols for build ID %(build_id)s"),
+    ),
+    (re.compile(r"stripped, no build ID"), _("stripped, no build ID")),
     (re.compile(r"perf: from an extra profiled run"), _("perf: from an extra profiled run")),
     (re.compile(r"perf run failed: (?P<error>.*)"), _("perf run failed: %(error)s")),
     (re.compile(r"server left running for the next trial"), _("server left running for the next trial")),

@@ -1,7 +1,8 @@
 """The environment a study's trials ran in, and what differs between its builds (or variants), or between two studies
 (the trends page: a link and the one before it in the chained index): each trial keeps an
 environment fingerprint in its host facts (workers/facts.py: kernel, CPU model and microcode, governor, turbo,
-transparent huge pages, NUMA nodes; the build's configure options from pg_config) and its pgbench version.
+transparent huge pages, NUMA nodes; the build's configure options from pg_config, and whether its server binary
+has symbols or debug symbols found by its build ID) and its pgbench version.
 
 A difference between the builds of one study is a second explanation of a ratio besides the builds themselves.
 """
@@ -26,6 +27,7 @@ FINGERPRINT = {
     "numa_nodes": _("NUMA nodes"),
     "pgbench": _("pgbench"),
     "configure": _("configure options (pg_config)"),
+    "symbols": _("server symbols (what perf can name)"),
 }
 
 

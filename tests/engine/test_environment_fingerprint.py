@@ -1,14 +1,16 @@
 """The environment fingerprint a trial keeps: microcode and NUMA nodes in the host's facts, the build's configure
-options from its pg_config; and the study page's table of what differs between builds."""
+options from its pg_config, what its server binary gives perf to name functions with; and the study page's table of
+what differs between builds."""
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 from django.urls import reverse
 
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_trial
-from workers.builds import InstalledBuild, configure_options
+from workers.builds import InstalledBuild, configure_options, server_symbols, symbols_text
 from workers.facts import collect_host_facts
 from workers.transport import connect
 
@@ -32,6 +34,33 @@ def test_a_builds_configure_options_come_from_its_pg_config(local_target):
         options = configure_options(transport, installed)
         missing = configure_options(transport, InstalledBuild("/nonexistent/bin", "/nonexistent/lib", "15"))
     assert "'--prefix=/usr'" in options and missing is None
+
+
+def test_a_stripped_server_is_named_with_the_build_id_its_debug_symbols_would_be_found_by(local_target):
+    installed = InstalledBuild("/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/15/lib", "15")
+    described = subprocess.run(["file", "-L", installed.tool("postgres")], capture_output=True, text=True).stdout
+    build_id = re.search(r"BuildID\[sha1\]=([0-9a-f]+)", described).group(1)
+    debug_file = Path(f"/usr/lib/debug/.build-id/{build_id[:2]}/{build_id[2:]}.debug")
+    with connect(local_target) as transport:
+        symbols = server_symbols(transport, installed)
+        missing = server_symbols(transport, InstalledBuild("/nonexistent/bin", "/nonexistent/lib", "15"))
+    assert "stripped" in described and not debug_file.exists()  # Debian's server, without its dbgsym package
+    assert symbols == f"stripped, no debug symbols for build ID {build_id}"
+    assert missing == "stripped, no build ID"  # readelf reads nothing: no symbols perf could use
+
+
+@pytest.mark.parametrize(
+    ("output", "text"),
+    [
+        ("symtab no 1f2e", "own symbol table"),
+        ("symtab yes 1f2e", "own symbol table"),
+        ("stripped yes 1f2e", "debug symbols installed"),
+        ("stripped no 1f2e", "stripped, no debug symbols for build ID 1f2e"),
+        ("", None),  # no readelf on the host: nothing is claimed
+    ],
+)
+def test_what_the_symbols_check_printed_as_the_fingerprint_says_it(output, text):
+    assert symbols_text(output) == text
 
 
 @pytest.mark.django_db

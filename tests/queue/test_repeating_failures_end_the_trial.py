@@ -39,4 +39,5 @@ def test_a_trial_keeps_its_builds_configure_options_with_the_hosts_facts(local_t
 
     assert outcome.ok, outcome.error
     assert "'--prefix=" in outcome.host_facts["configure"]
+    assert outcome.host_facts["symbols"].startswith("stripped, no debug symbols for build ID ")  # Debian's server
     assert {"microcode", "numa_nodes", "kernel", "cpu_governor", "turbo"} <= outcome.host_facts.keys()

@@ -37,9 +37,15 @@ def test_the_study_page_warns_when_one_builds_symbols_resolve_and_the_others_do_
     scenario = ScenarioFactory(slug="perf-unresolved")
     old, new = BuildFactory(version="13.4"), BuildFactory(version="15.0")
     study = StudyFactory(builds=[old, new], scenarios=[scenario], baseline=old, status="done", collect_perf=True)
+    symbols = {old: "own symbol table", new: "stripped, no debug symbols for build ID a6ade789"}
     for build, folded in ((old, RESOLVED), (new, STRIPPED)):
-        trial = succeeded_trial(study, build, scenario, 1, 1, 1000.0, transactions=4000)
+        facts = {"symbols": symbols[build]}
+        trial = succeeded_trial(study, build, scenario, 1, 1, 1000.0, transactions=4000, host_facts=facts)
         evidence_refresh(trial=trial, artifacts={**real_artifacts(), "perf_folded": folded.encode()})
     page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "The builds differ in how much of their samples perf could name:" in page
     assert "0.0% unresolved" in page and "90.0% unresolved" in page
+    # Why: what each build's server gave perf to name functions with, and the build ID to find debug symbols by.
+    assert "90.0% (stripped, no debug symbols for build ID a6ade789)" in page and "0.0% (own symbol table)" in page
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    assert "ビルド ID a6ade789 のデバッグシンボルなし" in page

@@ -72,6 +72,7 @@ class PerfBuild:
     flame_id: str
     flame: dict[str, Any]
     unresolved: float = 0.0  # the share of samples perf could not name (perf.unresolved_share)
+    symbols: str = ""  # what the server binary gave perf to name its functions with (workers/builds.server_symbols)
 
     @property
     def unresolved_percent(self) -> str:
@@ -246,6 +247,7 @@ def _perf_block(
             flame_id=f"flame-{scenario_id}-{column.build_id}",
             flame=charts.flame_figure(profile["perf_flame"]),
             unresolved=unresolved_share(profile["perf_self"]),
+            symbols=profile["symbols"] or "",
         )
         for column in columns
         if (profile := profiles.get(column.build_id))

@@ -10,6 +10,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from django.db.models.fields.json import KeyTextTransform
+
 from benchdash.studies.evidence.compare import EvidenceRow
 from benchdash.studies.evidence.summary import TrialSummary, summarize_trial
 from benchdash.studies.models import Artifact, Study, Trial, TrialEvidence
@@ -207,7 +209,15 @@ def perf_profiles(study: Study, scenario_id: int, clients: int) -> dict[int, dic
             trial__study=study, trial__scenario_id=scenario_id, trial__clients=clients, perf_samples__gt=0
         )
         .order_by(line, "-perf_samples")
-        .values("trial_id", line, "perf_samples", "perf_self", "perf_children", "perf_flame")
+        .values(
+            "trial_id",
+            line,
+            "perf_samples",
+            "perf_self",
+            "perf_children",
+            "perf_flame",
+            symbols=KeyTextTransform("symbols", "trial__host_facts"),
+        )
     )
     profiles: dict[int, dict[str, Any]] = {}
     for row in rows:
