@@ -5,12 +5,13 @@ Only official studies count (Study.official): a smoke test or an experiment neve
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
-from benchdash.studies.models import Scenario, Study, StudyPoint
+from benchdash.studies.models import Scenario, Study, StudyPoint, Variant
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.queries import points_of
 from benchdash.trends.index import ScenarioTrend, StudyRef, VersionLink, scenario_trend
@@ -40,8 +41,19 @@ def trend_links(scenario: Scenario) -> list[VersionLink]:
 
 
 def official_points() -> QuerySet[StudyPoint]:
-    """The points that count in the trends: those of official studies."""
-    return StudyPoint.objects.filter(study__official=True)
+    """The points that count in the trends: those of official studies, and in a study of variants only those of
+    the variants that differ from its baseline variant in their build alone (a 9.3 -> 9.4 link of a study that
+    also varies checksums or CPUs compares the builds at the baseline's checksums or CPUs, never across them)."""
+    return StudyPoint.objects.filter(study__official=True).filter(
+        Q(variant__isnull=True) | Q(variant_id__in=_builds_alone_variants())
+    )
+
+
+def _builds_alone_variants() -> list[int]:
+    rows = Variant.objects.filter(study__official=True).values("id", "study_id", "baseline", *Variant.CONDITIONS)
+    conditions = {row["id"]: json.dumps([row[name] for name in Variant.CONDITIONS], sort_keys=True) for row in rows}
+    baselines = {row["study_id"]: conditions[row["id"]] for row in rows if row["baseline"]}
+    return [row["id"] for row in rows if baselines.get(row["study_id"], conditions[row["id"]]) == conditions[row["id"]]]
 
 
 def _points_by_scenario(study_points: QuerySet[StudyPoint]) -> dict[int, list[Point]]:

@@ -95,6 +95,20 @@ class Variant(models.Model):
             ),
         ]
 
+    # What a variant holds besides its build: two variants that agree in these compare their builds alone.
+    CONDITIONS = (
+        "data_checksums",
+        "wal_segment_mb",
+        "locale",
+        "encoding",
+        "pg_settings",
+        "fillfactor",
+        "cpus",
+        "db_host_id",
+        "transactions",
+        "connect_each_transaction",
+    )
+
     def __str__(self) -> str:
         return self.label
 
