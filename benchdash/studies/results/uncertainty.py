@@ -178,5 +178,8 @@ def _pairs_between(values: np.ndarray, others: np.ndarray, low: float, high: flo
     """The differences value - other in (low, high], selected exactly as _pairs_at_most counts them."""
     starts = np.searchsorted(others, values - high, side="left")
     ends = np.searchsorted(others, values - low, side="left")
-    slices = zip(values, starts, ends, strict=True)
-    return np.concatenate([value - others[start:end] for value, start, end in slices])
+    lengths = ends - starts
+    # Every (value, other) pair of the slices at once: value i repeated over others[starts[i]:ends[i]].
+    value_index = np.repeat(np.arange(values.size), lengths)
+    other_index = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths - starts, lengths)
+    return values[value_index] - others[other_index]
