@@ -15,7 +15,8 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Host
-from benchdash.studies.models import Scenario, Study, StudyPoint
+from benchdash.studies.models import Scenario, Study
+from benchdash.studies.results.compare import Point
 from benchdash.studies.results.host_spread import host_spreads, pooled_by_cell
 from benchdash.studies.results.pooled import HostSpread
 from benchdash.studies.results.power import DesignPower, ExpectedSpread, design_power
@@ -62,10 +63,10 @@ def preview_power(
     return rows
 
 
-def measured_power(study: Study) -> list[ScenarioPower]:
-    """The same figures from the study's own runs (the spread of its cells, pooled per scenario)."""
-    rows = StudyPoint.objects.filter(study=study, n__gte=2).values_list("scenario_id", "clients", "runs")
-    cells = pooled_by_cell(rows)
+def measured_power(study: Study, points: Iterable[Point]) -> list[ScenarioPower]:
+    """The same figures from the study's own runs (the spread of its cells, pooled per scenario); `points` are
+    its results (study_results), runs included."""
+    cells = pooled_by_cell((point.scenario_id, point.clients, point.runs) for point in points)
     powers = []
     for scenario in study.scenarios.all():
         spread = _pooled(value for (scenario_id, _clients), value in cells.items() if scenario_id == scenario.pk)

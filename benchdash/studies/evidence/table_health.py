@@ -17,6 +17,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import connection, transaction
+
 from benchdash.studies.models import Scenario, Study, TrialEvidence, Variant
 
 # A study row's figures: the means over its trials (None where no trial had the figure).
@@ -165,15 +167,24 @@ def _evidence_rows(study: Study) -> Iterator[dict[str, Any]]:
             "trial__build__version",
         )
     )
-    for row in rows.iterator():
-        variant = variants.get(row["trial__variant_id"])
-        yield {
-            **row,
-            "scenario": scenarios.get(row["trial__scenario_id"], ""),
-            "variant": variant.label if variant else row["trial__build__name"],
-            "order": (variant.position, variant.pk) if variant else (0, 0),
-            "clients": row["trial__clients"],
-        }
+    # Read through a cursor (the study's rows may be many); planned for all its rows, not the first tenth: for a
+    # cursor PostgreSQL otherwise walks the study's trials in order and probes each one's evidence (15 ms for 25,000
+    # trials with no table health at all, against 1 ms).
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL cursor_tuple_fraction = 1")
+        yield from (_named(row, variants, scenarios) for row in rows.iterator())
+
+
+def _named(row: Mapping[str, Any], variants: Mapping[int, Variant], scenarios: Mapping[int, str]) -> dict[str, Any]:
+    variant = variants.get(row["trial__variant_id"])
+    return {
+        **row,
+        "scenario": scenarios.get(row["trial__scenario_id"], ""),
+        "variant": variant.label if variant else row["trial__build__name"],
+        "order": (variant.position, variant.pk) if variant else (0, 0),
+        "clients": row["trial__clients"],
+    }
 
 
 def _study_row(row: Mapping[str, Any], relation: Mapping[str, Any]) -> TableHealthRow:

@@ -83,7 +83,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "scalability": scalability_charts(study, points),
         "procedures": scenario_procedures(study, study.scenarios.order_by("slug")),
         "settings_diff": study_settings_diff(study),
-        "power": measured_power(study) if study.kind == Study.Kind.MEASURED else [],
+        "power": measured_power(study, points) if study.kind == Study.Kind.MEASURED else [],
         "environment": study_environment(study),
         "noise": noise[0][1],
         "other_hosts_noise": noise[1:],
