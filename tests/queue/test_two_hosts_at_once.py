@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from benchdash.studies.models import Attempt, Study, Trial
 from benchdash.studies.overlaps import trial_overlaps
-from tests.queue.support import register_build, register_host, wait_for
+from tests.queue.support import attempt_history, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -31,7 +31,7 @@ def test_a_study_on_two_hosts_runs_both_at_once_and_each_host_one_trial_at_a_tim
     wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 300, "the two-host study")
 
     trials = list(study.trials.select_related("host"))
-    assert Study.objects.get(pk=study.pk).status == Study.Status.DONE, [trial.error for trial in trials]
+    assert Study.objects.get(pk=study.pk).status == Study.Status.DONE, attempt_history(study)
     assert sorted(trial.host.name for trial in trials) == sorted([local.name, remote.name] * 3)
     assert all(trial.status == Trial.Status.SUCCEEDED for trial in trials)
     for host in (local, remote):

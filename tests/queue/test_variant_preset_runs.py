@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from benchdash.studies.models import Study, TrialEvidence
 from benchdash.studies.preset_sync import presets_sync
-from tests.queue.support import register_build, register_host, wait_for
+from tests.queue.support import attempt_history, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -25,7 +25,7 @@ def test_the_2008_hot_preset_runs_both_fillfactors_through_a_worker(shared_worke
     wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 300, "the HOT study")
 
     trials = list(study.trials.select_related("variant").order_by("position"))
-    assert Study.objects.get(pk=study.pk).status == Study.Status.DONE, [trial.error for trial in trials]
+    assert Study.objects.get(pk=study.pk).status == Study.Status.DONE, attempt_history(study)
     assert all(trial.transactions == 200 and "-t 200" in trial.command for trial in trials)
     accounts = {}
     for evidence in TrialEvidence.objects.filter(trial__study=study).select_related("trial__variant"):

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from benchdash.studies.models import Study, Trial
-from tests.queue.support import register_build, register_host, wait_for
+from tests.queue.support import attempt_history, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -27,7 +27,7 @@ def test_a_checksum_study_on_one_cpu_runs_both_variants_through_a_worker(
     wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 300, "the variant study")
 
     trials = list(study.trials.select_related("variant").order_by("position"))
-    assert Study.objects.get(pk=study.pk).status == Study.Status.DONE, [trial.error for trial in trials]
+    assert Study.objects.get(pk=study.pk).status == Study.Status.DONE, attempt_history(study)
     assert sorted(trial.variant.label for trial in trials) == [
         f"{build.name} checksums=off",
         f"{build.name} checksums=on",

@@ -14,7 +14,7 @@ from django.urls import reverse
 from benchdash.store_clock import store_now
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.conftest import FAST_CLOCKS
-from tests.queue.support import form_data, register_build, register_host, wait_for
+from tests.queue.support import attempt_history, form_data, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -46,7 +46,7 @@ def test_a_worker_10_minutes_off_runs_a_study_with_no_put_back_and_the_store_s_t
     ended_at = store_now()
     trials = list(study.trials.order_by("position"))
     attempts = list(Attempt.objects.filter(trial__study=study).order_by("started_at"))
-    assert Study.objects.get(pk=study.pk).status == Study.Status.DONE, [trial.error for trial in trials]
+    assert Study.objects.get(pk=study.pk).status == Study.Status.DONE, attempt_history(study)
     assert [(trial.status, trial.attempts) for trial in trials] == [(Trial.Status.SUCCEEDED, 1)] * 2
     assert [attempt.result for attempt in attempts] == [Attempt.Result.SUCCEEDED] * 2
     assert "worker lost" not in celery_processes.log("skewed") + "".join(trial.error for trial in trials)
