@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.queue.conftest import ROOT, worker_env
-from tests.queue.support import wait_for
+from tests.queue.support import process_alive, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -51,10 +51,6 @@ def celery_workers(honcho: int) -> list[int]:
     return found
 
 
-def alive(pid: int) -> bool:
-    return Path(f"/proc/{pid}").exists()
-
-
 def test_a_worker_killed_under_make_run_is_started_again_and_beat_goes_on(broker, tmp_path):
     log = tmp_path / "honcho.log"
     with log.open("wb") as output:
@@ -82,7 +78,7 @@ def test_a_worker_killed_under_make_run_is_started_again_and_beat_goes_on(broker
     finally:
         honcho.send_signal(signal.SIGTERM)
         honcho.wait(timeout=30)
-    wait_for(lambda: not alive(second), 10, "the new worker to end with honcho")
+    wait_for(lambda: not process_alive(second), 10, "the new worker to end with honcho")
 
 
 @pytest.mark.parametrize("unit", ["benchdash-worker.service", "benchdash-beat.service"])
