@@ -95,19 +95,18 @@ def launch_instances(ec2: Any, cloud: CloudStudy) -> None:
 
 def ready_instances(ec2: Any, cloud: CloudStudy) -> None:
     """Wait until every instance runs, then make each a pinned, known host with the study's builds."""
-    instances = list(cloud.instances.select_related("host", "cloud_study"))
+    instances = list(cloud.instances.select_related("host"))
     described = wait_until(partial(_all_running, ec2, instances), "the instances to run", study_id=cloud.study_id)
     for instance in instances:
-        pin_host(ec2, instance, described[instance.instance_id], public=cloud.template.public_address)
-        if services.study_is_cancelled(study_id=cloud.study_id):
-            raise LaunchCancelled("the builds to be installed")
+        public = cloud.template.public_address
+        pin_host(ec2, instance, described[instance.instance_id], public=public, study_id=cloud.study_id)
+        stop_if_cancelled(cloud.study_id, "the builds to be installed")
         prepare_host(Host.objects.get(pk=instance.host_id), cloud)
 
 
-def pin_host(ec2: Any, instance: CloudInstance, described: dict[str, Any], *, public: bool) -> None:
+def pin_host(ec2: Any, instance: CloudInstance, described: dict[str, Any], *, public: bool, study_id: int) -> None:
     """Once its sshd answers, give the instance's host row its address and the host key its console printed."""
     address, port = import_string(settings.CLOUD_SSH_ENDPOINT)(described, public)
-    study_id = instance.cloud_study.study_id
     wait_until(partial(_port_open, address, port), f"sshd on {address}:{port}", study_id=study_id)
     console_key = partial(_console_key, ec2, instance.instance_id)
     host_key = wait_until(console_key, "the console's host keys", study_id=study_id)
@@ -143,14 +142,19 @@ def _console_key(ec2: Any, instance_id: str) -> str | None:
     return console_host_key(import_string(settings.CLOUD_CONSOLE_OUTPUT)(ec2, instance_id))
 
 
+def stop_if_cancelled(study_id: int, waiting_for: str) -> None:
+    """LaunchCancelled once the study is cancelled, naming what the launch was waiting for."""
+    if services.study_is_cancelled(study_id=study_id):
+        raise LaunchCancelled(waiting_for)
+
+
 def wait_until(look: Callable[[], Any], what: str, *, study_id: int) -> Any:
     """look() every CLOUD_POLL_S seconds until it returns something true; LaunchError after CLOUD_BOOT_WAIT_S,
     LaunchCancelled as soon as the study is cancelled."""
     timeout_s = settings.CLOUD_BOOT_WAIT_S
     deadline = time.monotonic() + timeout_s
     while not (value := look()):
-        if services.study_is_cancelled(study_id=study_id):
-            raise LaunchCancelled(what)
+        stop_if_cancelled(study_id, what)
         if time.monotonic() > deadline:
             raise LaunchError(f"gave up waiting for {what} after {timeout_s} s")
         time.sleep(settings.CLOUD_POLL_S)
