@@ -171,7 +171,9 @@ class TrialRun:
         with self.phase("reset"):
             self.cluster = prepare_cluster(self.db, self.spec, installed=self.installed)
         self.step("settings")
-        concurrently(self.record_settings, self.make_trial_dirs, self.find_pgbench, self.record_configure)
+        concurrently(
+            self.record_settings, self.make_trial_dirs, self.find_pgbench, self.record_configure, self.record_symbols
+        )
         argv = self.pgbench_argv()
         self.step("collect")
         with self.phase("collect"):
@@ -229,12 +231,17 @@ class TrialRun:
                 self.outcome.host_facts["client_host"] = collect_host_facts(self.client, self.spec.client_host.work_dir)
 
     def record_configure(self) -> None:
-        """The build's configure options and whether perf can name its functions join the host's facts: the
-        trial's environment fingerprint."""
+        """The build's configure options join the host's facts: the trial's environment fingerprint."""
+        self.outcome.host_facts["configure"] = configure_options(self.db, self.built())
+
+    def record_symbols(self) -> None:
+        """Whether perf can name the build's functions joins the fingerprint too."""
+        self.outcome.host_facts["symbols"] = server_symbols(self.db, self.built())
+
+    def built(self) -> InstalledBuild:
         if self.installed is None:
             raise RuntimeError("the build is not installed")
-        self.outcome.host_facts["configure"] = configure_options(self.db, self.installed)
-        self.outcome.host_facts["symbols"] = server_symbols(self.db, self.installed)
+        return self.installed
 
     def install(self) -> None:
         with self.phase("install"):
