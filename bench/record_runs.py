@@ -1,11 +1,12 @@
 """Record run-to-run data: the same trial run again and again through benchdash's engine, its TPS written down.
 
 Usage:  .venv/bin/python bench/record_runs.py --runs 160 [--duration 2] [--clients 2] [--builtin select-only]
-        [--output bench/data/runs-local-select-only-c2.csv]
+        [--scale 1] [--seconds S] [--bin-dir DIR] [--output bench/data/runs-local-select-only-c2.csv]
 
 On the local host: run_trial (start, prewarm, pgbench, stop; the data made once by a first, unrecorded trial), one
 after another, as the trials of a study follow each other. Writes one CSV row per run (run, started, tps) in the
-order they ran: bench/false_alarms.py replays them as A/A studies.
+order they ran: bench/false_alarms.py replays them as A/A studies. --seconds ends the record after the run that
+passes that much time, for a machine lent for minutes.
 """
 
 import argparse
@@ -32,6 +33,7 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--bin-dir", default="/usr/lib/postgresql/15/bin")
     parser.add_argument("--output", default="")
+    parser.add_argument("--seconds", type=float, default=float("inf"))
     options = parser.parse_args()
     output = Path(options.output or f"bench/data/runs-local-{options.builtin}-c{options.clients}.csv")
     host = HostSpec(name="local", work_dir=work_dir("benchdash-bench-record-"))
@@ -40,7 +42,10 @@ def main() -> None:
         benchdash_tps(spec, transport)  # makes the data; not recorded
         writer = csv.writer(file)
         writer.writerow(["run", "started", "tps"])
+        deadline = time.monotonic() + options.seconds
         for run in range(1, options.runs + 1):
+            if time.monotonic() > deadline:
+                break
             started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
             tps = benchdash_tps(spec, transport)
             writer.writerow([run, started, f"{tps:.3f}"])
