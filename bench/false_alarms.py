@@ -9,10 +9,10 @@ The 30 runs before the start stand for the host's recent studies (10 cells of 3 
 interval borrows, studies/results/pooled.py). After the planned rounds an adaptive design adds rounds while the
 interval is not settled at the threshold, up to the cap (studies/lifecycle/adaptive.py), then the verdict.
 
-Designs, each with the rank interval and with the pooled t interval: 3 fixed, 5 fixed, adaptive 3 to 10 with
-today's rule (95% shared equally among the 8 looks, Bonferroni) and with the new one (the group-sequential
-boundary, studies/results/sequential.py). A/A (B = A): every "faster" or "slower" is a false alarm; B's runs
-times 1.02, 1.05, 1.10: how often the gain is called "faster". The same deals for every gain and design.
+Designs, each with the rank interval, the pooled t interval unpaired, and paired by round: 3 fixed, 5 fixed,
+adaptive 3 to 10 with today's rule (95% shared equally among the 8 looks, Bonferroni) and with the new one (the
+group-sequential boundary, studies/results/sequential.py). A/A (B = A): every "faster" or "slower" is a false
+alarm; B's runs times 1.02, 1.05, 1.10: how often the gain is called "faster". The same deals for every gain and design.
 
 Each file is replayed as recorded (its CV measured) and rescaled to quieter CVs (--cvs): the log TPS deviations
 from their mean multiplied so that the CV is the one asked, which keeps the recorded shape and drift. Prints a
@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchdash.studies.results.pooled import HostSpread, cell_interval, squares  # noqa: E402
+from benchdash.studies.results.pooled import HostSpread, Runs, cell_interval, squares  # noqa: E402
 from benchdash.studies.results.sequential import Design  # noqa: E402
 from benchdash.studies.results.uncertainty import (  # noqa: E402
     CONFIDENCE,
@@ -47,6 +47,7 @@ from benchdash.studies.results.uncertainty import (  # noqa: E402
 from workers.spread import coefficient_of_variation  # noqa: E402
 
 GAINS = (1.0, 1.02, 1.05, 1.10)
+METHODS = ("rank", "pooled t", "paired t")
 HISTORY_CELLS, HISTORY_RUNS = 10, 3
 
 
@@ -115,6 +116,10 @@ def simulate(
     return Outcome(verdict(drawn(), threshold), len(build))
 
 
+def in_rounds(runs: list[float]) -> Runs:
+    return Runs(runs, rounds=range(1, len(runs) + 1))
+
+
 def rescaled(record: list[float], cv: float) -> list[float]:
     """The record with its log deviations from their mean scaled so that its CV is about `cv`."""
     logs = [math.log(run) for run in record]
@@ -137,7 +142,9 @@ def row(label: str, record: list[float], plan: Plan, method: str, options: argpa
             ) -> RatioInterval | None:
                 if method == "rank":
                     return ratio_interval(runs, base, confidence)
-                return cell_interval(runs, base, spread, confidence)
+                if method == "paired t":  # run i of each side is round i + 1 (one_round appends both)
+                    return cell_interval(in_rounds(runs), in_rounds(base), spread, confidence)
+                return cell_interval(Runs(runs), Runs(base), spread, confidence)
 
             outcomes.append(simulate(record, start, rng, plan, interval, gain, options.threshold))
         called = (Verdict.FASTER, Verdict.SLOWER) if gain == 1.0 else (Verdict.FASTER,)
@@ -171,7 +178,7 @@ def main() -> None:
         records += [(f"{Path(path).stem}, rescaled to {cv:.0%}", rescaled(recorded, cv)) for cv in _cvs(options)]
         for label, record in records:
             for plan in PLANS:
-                for method in ("rank", "pooled t"):
+                for method in METHODS:
                     print(row(label, record, plan, method, options), flush=True)
 
 
@@ -184,7 +191,12 @@ def _interval_cost(seed: int) -> None:
         build = [rng.gauss(1000, 50) for _ in range(runs)]
         baseline = [rng.gauss(1000, 50) for _ in range(runs)]
         repeats = max(1, 2000 // runs)
-        for name, draw in (("rank", ratio_interval), ("pooled t", lambda a, b: cell_interval(a, b, spread))):
+        methods = (
+            ("rank", ratio_interval),
+            ("pooled t", lambda a, b: cell_interval(Runs(a), Runs(b), spread)),
+            ("paired t", lambda a, b: cell_interval(in_rounds(a), in_rounds(b), spread)),
+        )
+        for name, draw in methods:
             started = time.perf_counter()
             for _ in range(repeats):
                 draw(build, baseline)

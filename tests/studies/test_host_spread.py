@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from benchdash.studies.models import Study
+from benchdash.studies.models import Study, StudyPoint
 from benchdash.studies.results.host_spread import study_spreads
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.uncertainty import Method, Verdict
@@ -17,6 +17,12 @@ def _study(host, scenario, builds, figures, **fields):
     study = StudyFactory(db_host=host, builds=builds, scenarios=[scenario], baseline=builds[0], **fields)
     succeeded_runs(study, scenario, {(build, clients): runs for (build, clients), runs in figures.items()})
     return study
+
+
+def point_spread(study):
+    """The host variance the study's single cell borrows (8 degrees of freedom, no spread of its pairs' own)."""
+    spread = next(iter(study_spreads(study).values()))
+    return spread.variance * spread.degrees / (spread.degrees + 2)
 
 
 @pytest.fixture
@@ -35,8 +41,24 @@ def test_three_runs_against_three_get_a_verdict_from_the_hosts_recent_spread(set
     squares = sum((math.log(run) - sum(map(math.log, QUIET_RUNS)) / 5) ** 2 for run in QUIET_RUNS)
     assert spread.degrees == 8 and spread.variance == pytest.approx(2 * squares / 8)
     point = next(p for p in study_results(study) if p.build_id == new.pk)
-    assert point.verdict == Verdict.FASTER and point.interval.method == Method.POOLED_T
+    assert point.verdict == Verdict.FASTER and point.interval.method == Method.PAIRED_T
     assert 1.02 < point.interval.low < 1.05 < point.interval.high
+
+
+@pytest.mark.django_db
+def test_a_host_that_drifts_between_rounds_still_gets_a_verdict_by_pairing_the_rounds(setting):
+    host, scenario, old, new = setting
+    drifting = {(old, 1): [100.0, 90.0, 110.0], (new, 1): [105.0, 94.5, 115.5]}  # 5% ahead in every round
+    study = _study(host, scenario, [old, new], drifting)
+    stored = StudyPoint.objects.get(study=study, build=new)
+    assert stored.runs == [94.5, 105.0, 115.5] and stored.rounds == [2, 1, 3]
+    point = next(p for p in study_results(study) if p.build_id == new.pk)
+    assert point.interval.method == Method.PAIRED_T and point.verdict == Verdict.FASTER
+    assert point.interval.low == pytest.approx(
+        1.05 * math.exp(-2.2281 * math.sqrt(2 * point_spread(study) / 3)), rel=1e-4
+    )  # t(0.975, 10)
+    StudyPoint.objects.filter(study=study).update(rounds=[])  # a point written before rounds were kept
+    assert next(p for p in study_results(study) if p.build_id == new.pk).verdict == Verdict.TOO_FEW_RUNS
 
 
 @pytest.mark.django_db
@@ -76,3 +98,21 @@ def test_a_study_page_whose_cells_ran_once_says_its_spread_was_not_measured(clie
     page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "no cell of this scenario ran twice or more" in page
     assert "no recent study of this scenario and no noise check" not in page  # the preview's reason, not this one
+
+
+@pytest.mark.django_db
+def test_the_migration_gives_existing_points_their_rounds(setting):
+    from importlib import import_module
+
+    from django.db import connection
+
+    host, scenario, old, new = setting
+    study = _study(host, scenario, [old, new], {(old, 1): [100.0, 90.0, 110.0], (new, 1): [105.0, 94.5, 115.5]})
+    published = _study(host, scenario, [old], {(old, 1): [300.0]}, kind=Study.Kind.PUBLISHED)
+    StudyPoint.objects.filter(study=study).update(rounds=[])
+    migration = import_module("benchdash.studies.migrations.0026_studypoint_rounds")
+    with connection.cursor() as cursor:
+        cursor.execute(migration.FILL_ROUNDS)
+    stored = StudyPoint.objects.get(study=study, build=new)
+    assert stored.runs == [94.5, 105.0, 115.5] and stored.rounds == [2, 1, 3]
+    assert StudyPoint.objects.get(study=published).runs == [] == StudyPoint.objects.get(study=published).rounds

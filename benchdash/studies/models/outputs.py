@@ -83,6 +83,11 @@ class StudyPoint(models.Model):
     # Every counted run's TPS, ascending: the spread and the interval of a ratio need the runs themselves.
     # Empty for a published figure.
     runs = ArrayField(models.FloatField(), verbose_name=_("TPS of each run"), default=list, blank=True)
+    # The round (the trial's repetition) of each run in `runs`, in the same order: a build's run and the
+    # baseline's run of one round are paired by it (studies/results/pooled.py). Empty for a published figure.
+    rounds = ArrayField(
+        models.PositiveSmallIntegerField(null=True), verbose_name=_("round of each run"), default=list, blank=True
+    )
 
     class Meta:
         ordering = ["study", "scenario", "build", "clients"]

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from benchdash.inventory.models import version_sort_key
-from benchdash.studies.results.pooled import HostSpread, cell_interval
+from benchdash.studies.results.pooled import HostSpread, Runs, cell_interval
 from benchdash.studies.results.sequential import Design
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD, RatioInterval, Verdict, verdict
 from workers.spread import coefficient_of_variation
@@ -64,6 +64,7 @@ class Point:
     ranges_disjoint: bool | None = None
     conditions: str = ""
     runs: tuple[float, ...] = ()
+    rounds: tuple[int | None, ...] = ()
     interval: RatioInterval | None = None
     verdict: Verdict | None = None
     # In a variant study (results/lines.py) `build_id` holds the variant's id and `variant_label` names it.
@@ -144,7 +145,8 @@ def _compared(
     own, baseline_range = _known_range(point), _known_range(baseline)
     disjoint = None if own is None or baseline_range is None else ranges_disjoint(own, baseline_range)
     spread = spreads.get((point.scenario_id, point.clients))
-    interval = cell_interval(point.runs, baseline.runs, spread, design.confidence(len(point.runs)))
+    cell, baseline_cell = Runs(point.runs, point.rounds), Runs(baseline.runs, baseline.rounds)
+    interval = cell_interval(cell, baseline_cell, spread, design.confidence(len(point.runs)))
     said = verdict(interval, threshold) if point.runs and baseline.runs else None
     return replace(
         point, ratio=point.median / baseline.median, ranges_disjoint=disjoint, interval=interval, verdict=said

@@ -16,6 +16,14 @@ spread. This interval takes it in (docs/STATISTICS.md, "The pooled t interval"):
 Assumptions: log TPS is about normal within a cell (pgbench runs: unimodal, a few percent), the builds share the
 spread, and the host's spread now is the one it had in its recent studies (step 2 checks the last).
 
+Paired by round (paired_interval): a study runs every cell once per round, so the build's run and the baseline's
+run of one round are minutes apart at most, while the rounds can be an hour apart. Where the runs carry their
+rounds, the interval is drawn on the differences of log TPS within each round instead: a drift of the host
+between rounds (a first round faster than the rest, throughput that moves in the middle of a study) falls out of
+every difference. A difference of two runs spreads twice as much as one run, so the history it is checked against
+and pooled with is twice the host's variance, with its degrees of freedom; the pairs have pairs - 1 of their own.
+Runs whose round has no run of the other side are left out of it.
+
 scipy is imported inside the functions that use it: it takes half a second to import, which every process that
 loads the models (a worker, beat, each manage.py command) would otherwise pay at its start.
 """
@@ -34,6 +42,22 @@ from benchdash.studies.results.uncertainty import CONFIDENCE, Method, RatioInter
 HISTORY_MIN_DEGREES = 8
 # The percentile of F above which the study's own spread does not fit the host's history (step 2).
 FIT_PERCENTILE = 0.95
+
+
+@dataclass(frozen=True)
+class Runs:
+    """A cell's runs (TPS) and, where known, the round of each (the same order; empty: not known)."""
+
+    tps: Sequence[float]
+    rounds: Sequence[int | None] = ()
+
+    def differences(self, baseline: Runs) -> list[float]:
+        """log(run) - log(baseline run) of every round both sides ran (each round once), in round order."""
+        if len(self.rounds) != len(self.tps) or len(baseline.rounds) != len(baseline.tps):
+            return []
+        theirs = {round_: tps for round_, tps in zip(baseline.rounds, baseline.tps, strict=True) if round_ is not None}
+        ours = {round_: tps for round_, tps in zip(self.rounds, self.tps, strict=True) if round_ in theirs}
+        return [math.log(ours[round_]) - math.log(theirs[round_]) for round_ in sorted(ours)]
 
 
 @dataclass(frozen=True)
@@ -79,15 +103,40 @@ def pooled_interval(
     return RatioInterval(math.exp(difference - half), math.exp(difference + half), confidence, Method.POOLED_T)
 
 
-def cell_interval(
-    runs: Sequence[float],
-    baseline_runs: Sequence[float],
-    spread: HostSpread | None,
-    confidence: float = CONFIDENCE,
+def paired_interval(
+    differences: Sequence[float], spread: HostSpread, confidence: float = CONFIDENCE
 ) -> RatioInterval | None:
-    """The interval a cell's verdict rests on: pooled t where the host's history is usable and fits, else rank."""
-    pooled = None if spread is None else pooled_interval(runs, baseline_runs, spread, confidence)
-    return pooled or ratio_interval(runs, baseline_runs, confidence)
+    """The interval of the ratio from the differences of log TPS of rounds both sides ran, with twice the host's
+    variance pooled in (the module's "paired by round"); None with fewer than 2 pairs, an unusable history, or
+    pairs that spread more than the history allows."""
+    if len(differences) < 2 or not spread.usable:
+        return None
+    own_degrees = len(differences) - 1
+    mean = statistics.fmean(differences)
+    own_squares = sum((difference - mean) ** 2 for difference in differences)
+    history_variance = 2 * spread.variance
+    if own_squares / own_degrees > history_variance * _fit_limit(own_degrees, spread.degrees):
+        return None
+    degrees = own_degrees + spread.degrees
+    variance = (own_squares + history_variance * spread.degrees) / degrees
+    half = _t_quantile(confidence, degrees) * math.sqrt(variance / len(differences))
+    return RatioInterval(math.exp(mean - half), math.exp(mean + half), confidence, Method.PAIRED_T)
+
+
+def cell_interval(
+    runs: Runs, baseline: Runs, spread: HostSpread | None, confidence: float = CONFIDENCE
+) -> RatioInterval | None:
+    """The interval a cell's verdict rests on. With a usable history: paired t where 2 rounds or more pair the
+    runs (its check decides, not the unpaired one's), else pooled t; rank where there is no history or the
+    runs do not fit it."""
+    pooled = None
+    if spread is not None and all(tps > 0 for tps in (*runs.tps, *baseline.tps)):
+        differences = runs.differences(baseline)
+        if len(differences) >= 2:
+            pooled = paired_interval(differences, spread, confidence)
+        else:
+            pooled = pooled_interval(runs.tps, baseline.tps, spread, confidence)
+    return pooled or ratio_interval(runs.tps, baseline.tps, confidence)
 
 
 @lru_cache(maxsize=4096)

@@ -3,9 +3,10 @@ difference the planned runs call at the study's confidence, the runs a side the 
 cap that would reach a verdict where the plan cannot (docs/STATISTICS.md, "Power before a study runs").
 
 Normal theory on log TPS, with the spread sigma = sqrt(log(1 + CV^2)) per run: an interval of n runs against n has
-the half-width q * sigma * sqrt(2 / n), q the quantile of the interval that will be drawn (pooled t with the host's
-degrees of freedom where its recent studies give a history, else the t quantile of the study's own 2n - 2 degrees
-of freedom, standing for the rank interval, which needs at least 4 runs a side at 95%). A real gain d is called
+the half-width q * sigma * sqrt(2 / n), q the quantile of the interval that will be drawn (paired t, n pairs of
+runs by round, with n - 1 degrees of freedom and the host's where its recent studies give a history, else the t
+quantile of the study's own 2n - 2 degrees of freedom, standing for the rank interval, which needs at least 4 runs
+a side at 95%). A real gain d is called
 "faster" with 80% power when log(1 + d) >= log(1 + t) + (q + z_0.8) * sigma * sqrt(2 / n).
 
 scipy is imported inside the functions that use it: it takes half a second to import, which every process that
@@ -110,7 +111,7 @@ def interval_quantile(spread: ExpectedSpread, runs: int, confidence: float) -> f
 
     tail = 1 - (1 - confidence) / 2
     if spread.borrowable and runs >= 2:
-        return float(stats.t.ppf(tail, 2 * runs - 2 + (spread.degrees or 0)))
+        return float(stats.t.ppf(tail, runs - 1 + (spread.degrees or 0)))
     if runs < 2 or interval_rank(runs, runs, confidence) is None:
         return None
     return float(stats.t.ppf(tail, 2 * runs - 2))

@@ -34,7 +34,7 @@ def counted_trials() -> QuerySet[Trial]:
 def points_of(study_points: QuerySet[StudyPoint], *, with_runs: bool = False) -> list[Point]:
     """StudyPoint rows as plain Points (one query, build and scenario names joined in); each point's runs only
     when asked (a study page: the trends read thousands of points and need none)."""
-    extra = ("runs",) if with_runs else ()
+    extra = ("runs", "rounds") if with_runs else ()
     rows = study_points.values(
         "study_id",
         "build_id",
@@ -53,9 +53,13 @@ def points_of(study_points: QuerySet[StudyPoint], *, with_runs: bool = False) ->
         variant_label=F("variant__label"),
     )
     return [
-        Point(**(row | {"runs": tuple(row.get("runs", ())), "variant_label": row["variant_label"] or ""}))
+        Point(**(row | _as_tuples(row, "runs", "rounds") | {"variant_label": row["variant_label"] or ""}))
         for row in rows
     ]
+
+
+def _as_tuples(row: dict, *names: str) -> dict[str, tuple]:
+    return {name: tuple(row.get(name, ())) for name in names}
 
 
 def study_results(study: Study) -> list[Point]:

@@ -15,7 +15,9 @@ from benchdash.studies.models import Study, StudyPoint, Trial
 from benchdash.studies.results.compare import PointKey
 from benchdash.studies.results.queries import Median, counted_trials
 
-POINT_FIELDS = ["median", "minimum", "maximum", "n", "runs"]
+POINT_FIELDS = ["median", "minimum", "maximum", "n", "runs", "rounds"]
+# runs ascending, and rounds in the same order: ties broken by the trial's id so that the two arrays align.
+RUN_ORDER = ("tps", "id")
 POINT_KEY = ["study", "variant", "build", "scenario", "clients", "conditions"]
 
 
@@ -60,7 +62,8 @@ def _computed_points(study_id: int, selection: dict[str, int | str]) -> list[Stu
             minimum=Min("tps"),
             maximum=Max("tps"),
             n=Count("tps"),
-            runs=ArrayAgg("tps", order_by="tps"),
+            runs=ArrayAgg("tps", order_by=RUN_ORDER),
+            rounds=ArrayAgg("repetition", order_by=RUN_ORDER),
         )
         .order_by()
     )
@@ -77,8 +80,9 @@ def _computed_points(study_id: int, selection: dict[str, int | str]) -> list[Stu
             maximum=maximum,
             n=n,
             runs=runs,
+            rounds=rounds,
         )
-        for scenario_id, variant_id, build_id, clients, conditions, median, minimum, maximum, n, runs in rows
+        for scenario_id, variant_id, build_id, clients, conditions, median, minimum, maximum, n, runs, rounds in rows
     ]
 
 
@@ -88,6 +92,7 @@ def _as_published(point: StudyPoint, repetitions: int | None) -> StudyPoint:
     point.minimum = point.maximum = None
     point.n = repetitions
     point.runs = []
+    point.rounds = []
     return point
 
 

@@ -26,6 +26,7 @@ VERDICT_LABELS = {
 METHOD_LABELS = {
     Method.RANK: _("rank interval"),
     Method.POOLED_T: _("pooled t, with the host's recent spread"),
+    Method.PAIRED_T: _("paired t, runs paired by round, with the host's recent spread"),
 }
 
 

@@ -38,10 +38,12 @@ PICK_AMONG = 4096
 
 
 class Method(StrEnum):
-    """Which interval gave a verdict: the rank interval (this module) or the pooled t interval (pooled.py)."""
+    """Which interval gave a verdict: the rank interval (this module), or a pooled t interval (pooled.py), on the
+    runs paired by round or, where the runs carry no round, unpaired."""
 
     RANK = "rank"
     POOLED_T = "pooled_t"
+    PAIRED_T = "paired_t"
 
 
 class Verdict(StrEnum):
