@@ -3,11 +3,13 @@
 Usage:  .venv/bin/python bench/false_alarms.py [--runs bench/data/runs-local-select-only-c2.csv ...]
         [--cvs 0.01,0.02,0.05] [--studies 1000] [--threshold 0.02] [--seed 11]
 
-Each simulated study takes one file's recorded runs from a random starting point, in the order they ran, and deals
-them to two "builds" A (the baseline) and B round by round, each round's order shuffled as a study's run order is.
-The 30 runs before the start stand for the host's recent studies (10 cells of 3 runs: the history the pooled t
-interval borrows, studies/results/pooled.py). After the planned rounds an adaptive design adds rounds while the
-interval is not settled at the threshold, up to the cap (studies/lifecycle/adaptive.py), then the verdict.
+Each simulated study takes one file's recorded runs from a random starting point (one that leaves the largest
+design's 20 runs before the record's end), in the order they ran, and deals them to two "builds" A (the baseline)
+and B round by round, each round's order shuffled as a study's run order is. The 30 runs before the start (taken
+from the record's end where the start is early) stand for the host's recent studies (10 cells of 3 runs: the
+history the pooled t intervals borrow, studies/results/pooled.py). After the planned rounds an adaptive design
+adds rounds while the interval is not settled at the threshold, up to the cap (studies/lifecycle/adaptive.py), then
+the verdict.
 
 Designs, each with the rank interval, the pooled t interval unpaired, and paired by round: 3 fixed, 5 fixed,
 adaptive 3 to 10 with today's rule (95% shared equally among the 8 looks, Bonferroni) and with the new one (the
@@ -73,6 +75,9 @@ PLANS = [
     Plan("adaptive 3 to 10, Bonferroni (today)", 3, 10, bonferroni(3, 10)),
     Plan("adaptive 3 to 10, group-sequential (new)", 3, 10, Design(3, 10).confidence),
 ]
+# The most runs a simulated study deals (both builds at the largest cap): every study starts where that many
+# recorded runs follow, so that none joins the record's last run to its first, a jump no host made.
+MOST_RUNS = 2 * max(plan.cap or plan.planned for plan in PLANS)
 Interval = Callable[[list[float], list[float], float], RatioInterval | None]
 
 
@@ -134,7 +139,7 @@ def row(label: str, record: list[float], plan: Plan, method: str, options: argpa
         rng = random.Random(options.seed)  # the same starting points and shuffles for every gain and design
         outcomes = []
         for _ in range(options.studies):
-            start = rng.randrange(len(record))
+            start = rng.randrange(len(record) - MOST_RUNS + 1)
             spread = history_spread(record, start)
 
             def interval(
