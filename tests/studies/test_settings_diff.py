@@ -1,11 +1,11 @@
-"""The settings (SHOW ALL) that differ between a study's builds, and the study page that highlights them."""
+"""The settings (SHOW ALL) that differ between a study's builds or variants, and the study page that highlights them."""
 
 import re
 
 import pytest
 from django.urls import reverse
 
-from benchdash.studies.models import Trial
+from benchdash.studies.models import Trial, Variant
 from benchdash.studies.results.settings_diff import SettingDifference, settings_differences
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
 
@@ -68,3 +68,38 @@ def test_before_two_builds_ran_the_page_says_when_the_settings_come(client):
     study = StudyFactory(builds=[BuildFactory(), BuildFactory()])
     page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "once two builds have run" in page
+
+
+@pytest.mark.django_db
+def test_a_variant_study_of_one_build_shows_what_differs_between_its_variants(client):
+    build, scenario = BuildFactory(name="pg16", version="16.4"), ScenarioFactory()
+    study = StudyFactory(builds=[build], baseline=build, scenarios=[scenario])
+    small = Variant.objects.get(study=study)
+    Variant.objects.filter(pk=small.pk).update(
+        label="pg16 shared_buffers=128MB", pg_settings={"shared_buffers": "128MB"}
+    )
+    large = Variant.objects.create(
+        study=study, build=build, label="pg16 shared_buffers=1GB", pg_settings={"shared_buffers": "1GB"}, position=1
+    )
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Settings that differ between the variants" in page and "once two variants have run" in page
+    for variant, shared_buffers in ((large, "1GB"), (small, "128MB")):
+        TrialFactory(
+            study=study,
+            build=build,
+            variant=variant,
+            scenario=scenario,
+            status=Trial.Status.SUCCEEDED,
+            tps=100.0,
+            server_settings=dict(PG16, shared_buffers=shared_buffers),
+        )
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    section = page.split('id="settings-diff"')[1].split("</section>")[0]
+    heads = re.findall(r"<th>(pg16 shared_buffers=\S+?)[ <]", section)
+    assert heads == ["pg16 shared_buffers=128MB", "pg16 shared_buffers=1GB"]  # the baseline variant first
+    rows = re.findall(r"<tr><td><code>(.*?)</code></td>(.*?)</tr>", section, re.S)
+    assert [name for name, _cells in rows] == ["shared_buffers"]
+    assert re.findall(r"<td( class=\"differs\")?>(.*?)</td>", rows[0][1]) == [
+        ("", "128MB"),
+        (' class="differs"', "1GB"),
+    ]

@@ -1,8 +1,10 @@
-"""The postgresql.conf settings (SHOW ALL, as each build's trials read them) that differ between a study's builds.
+"""The postgresql.conf settings (SHOW ALL, as each line's trials read them) that differ between a study's lines: its
+builds, or in a variant study its variants (lines.py).
 
 A default that changed between majors (for example `vacuum_buffer_usage_limit`, or `huge_pages`) can explain a
-difference the study attributes to the build; the study page lists every such setting beside the comparison. Pure
-functions over plain data, and the one query that fetches a trial's settings per build.
+difference the study attributes to the build, and a variant's own settings are what it varies; the study page lists
+every such setting beside the comparison. Pure functions over plain data, and the one query that fetches a trial's
+settings per line.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from benchdash.studies.models import Study, Trial
+from benchdash.studies.models import Study, Trial, Variant
+from benchdash.studies.results.lines import StudyLines, study_lines
 
 # What the engine sets itself, per cluster (engine's own lines: ports, paths), and what names the version: these
 # differ between any two builds and say nothing about performance.
@@ -32,8 +35,8 @@ ENGINE_OWN = frozenset(
 
 @dataclass(frozen=True)
 class SettingDifference:
-    """One setting and its value in each build's trials, in the order of the builds given; None: the build's
-    major has no such setting."""
+    """One setting and its value in each line's trials, in the order of the lines given; None: the line's major
+    has no such setting."""
 
     name: str
     values: tuple[str | None, ...]
@@ -44,7 +47,7 @@ class SettingDifference:
 
     @property
     def cells(self) -> list[tuple[str | None, bool]]:
-        """Per build, its value and whether it differs from the first build's (the baseline's): highlighted."""
+        """Per line, its value and whether it differs from the first line's (the baseline's): highlighted."""
         return [(value, value != self.values[0]) for value in self.values]
 
 
@@ -60,23 +63,24 @@ def settings_differences(settings_by_build: Sequence[Mapping[str, str]]) -> list
     return differences
 
 
-def study_settings_by_build(study: Study) -> dict[int, dict[str, str]]:
-    """The settings one succeeded trial of each build read (the first in run order): build id -> SHOW ALL."""
+def study_settings_by_line(study: Study, lines: StudyLines) -> dict[int, dict[str, str]]:
+    """The settings one succeeded trial of each line read (the first in run order): line id -> SHOW ALL."""
+    field = lines.trial_field
     rows = (
         Trial.objects.filter(study=study, status=Trial.Status.SUCCEEDED, published=False)
         .exclude(server_settings={})
-        .order_by("build_id", "position")
-        .distinct("build_id")
-        .values_list("build_id", "server_settings")
+        .order_by(field, "position")
+        .distinct(field)
+        .values_list(field, "server_settings")
     )
     return dict(rows)
 
 
 @dataclass(frozen=True)
 class SettingsDiffTable:
-    """The study page's table: build names as columns (the baseline first), a row per differing setting."""
+    """The study page's table: the lines' names as columns (the baseline first), a row per differing setting."""
 
-    builds: list[str]
+    lines: list[str]
     differences: list[SettingDifference]
 
     @property
@@ -88,15 +92,25 @@ class SettingsDiffTable:
         return [difference for difference in self.differences if not difference.in_every_build]
 
 
-def study_settings_diff(study: Study) -> SettingsDiffTable | None:
-    """The differences between the builds of a study that ran; None before two builds' trials read their settings."""
-    by_build = study_settings_by_build(study)
+def study_settings_diff(study: Study, lines: StudyLines | None = None) -> SettingsDiffTable | None:
+    """The differences between the lines of a study that ran; None before two lines' trials read their settings."""
+    lines = lines or study_lines(study)
+    by_line = study_settings_by_line(study, lines)
+    named = _variant_names(study, by_line) if lines.by_variant else _build_names(study, by_line)
+    if len(named) < 2:
+        return None
+    differences = settings_differences([by_line[line_id] for line_id, _name in named])
+    return SettingsDiffTable([name for _line_id, name in named], differences)
+
+
+def _build_names(study: Study, line_ids: Mapping[int, object]) -> list[tuple[int, str]]:
     builds = sorted(
-        study.builds.filter(pk__in=by_build),
+        study.builds.filter(pk__in=line_ids),
         key=lambda build: (build.pk != study.baseline_id, build.version_sort, build.name),
     )
-    if len(builds) < 2:
-        return None
-    return SettingsDiffTable(
-        [build.name for build in builds], settings_differences([by_build[build.pk] for build in builds])
-    )
+    return [(build.pk, build.name) for build in builds]
+
+
+def _variant_names(study: Study, line_ids: Mapping[int, object]) -> list[tuple[int, str]]:
+    variants = Variant.objects.filter(study=study, pk__in=line_ids).order_by("-baseline", "position", "pk")
+    return list(variants.values_list("pk", "label"))

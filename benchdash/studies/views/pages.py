@@ -64,7 +64,8 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study.objects.select_related("db_host", "client_host", "baseline"), pk=pk)
     points = study_results(study)
     names = dict(Scenario.objects.filter(id__in={point.scenario_id for point in points}).values_list("id", "name"))
-    tables = scenario_tables(points, study_lines(study).baseline_id, names)
+    lines = study_lines(study)
+    tables = scenario_tables(points, lines.baseline_id, names)
     charts = [
         (f"chart-{table.scenario_id}", tps_by_clients_figure(table.points, statistic=study.statistic))
         for table in tables
@@ -82,7 +83,8 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "findings": study_findings(study),
         "scalability": scalability_charts(study, points),
         "procedures": scenario_procedures(study, study.scenarios.order_by("slug")),
-        "settings_diff": study_settings_diff(study),
+        "lines": lines,
+        "settings_diff": study_settings_diff(study, lines),
         "power": measured_power(study, points) if study.kind == Study.Kind.MEASURED else [],
         "environment": study_environment(study),
         "noise": noise[0][1],
