@@ -43,11 +43,12 @@ imports: need-venv
 check: lint imports
 	.venv/bin/pytest -m "not servers" -q
 
-# Two pytest-xdist workers: most of the slow tests wait on real processes (workers, pgbench, timeouts), so two run
-# side by side even on two cores; each worker has its own test database and Redis db (tests/queue/conftest.py).
-# worksteal: a worker that runs out takes tests queued behind a long one on the other (docs/TESTS.md).
+# Three pytest-xdist workers: most of the slow tests wait on real processes (workers, pgbench, timeouts), so three run
+# side by side even on two cores (the cores were 33% busy with two); each worker has its own test database and Redis db
+# (tests/queue/conftest.py).
+# worksteal: a worker that runs out takes tests queued behind a long one on another (docs/TESTS.md).
 test: setup lint imports
-	.venv/bin/pytest -n 2 --dist worksteal
+	.venv/bin/pytest -n 3 --dist worksteal
 
 stop:
 	@bash deploy/setup.sh stop
