@@ -9,15 +9,7 @@ from django.test import override_settings
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
-pytest_plugins = [
-    "tests.sshd",
-    "tests.pgbuilds",
-    "tests.browser",
-    "tests.serving",
-    "tests.s3",
-    "tests.tls",
-    "tests.xdist_chunks",
-]
+pytest_plugins = ["tests.sshd", "tests.pgbuilds", "tests.browser", "tests.serving", "tests.s3", "tests.tls"]
 
 # Fixtures that need something running: the store (pytest-django), sshd and the local target (tests/sshd.py),
 # PostgreSQL builds and clusters (tests/pgbuilds.py), Redis and Celery (tests/queue/conftest.py), gunicorn
