@@ -4,8 +4,10 @@ tests of set-up (tests/test_deploy_*.py) run it on, as root, with the local acco
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +37,9 @@ class Services:
             "BENCHDASH_REDIS_PORT": str(self.redis_port),
         }
         self.secrets = self.var / "secrets"
+        # The Redis that set-up started, from its pid file while there is one: a test that puts a link in place of
+        # var/redis or var/secrets leaves `setup.sh stop` (rightly) unable to reach it, and it is ended by pid.
+        self.redis_pids: set[int] = set()
 
     def run_setup(self, step: str = "services") -> subprocess.CompletedProcess:
         return subprocess.run(["bash", "deploy/setup.sh", step], cwd=ROOT, env=self.env, capture_output=True, text=True)
@@ -42,6 +47,9 @@ class Services:
     def setup(self, step: str = "services") -> str:
         done = self.run_setup(step)
         assert done.returncode == 0, done.stderr + done.stdout
+        pid_file = self.var / "redis" / "redis.pid"
+        if not pid_file.parent.is_symlink() and pid_file.is_file():
+            self.redis_pids.add(int(pid_file.read_text()))
         return done.stdout
 
     def password(self, name: str) -> str:
@@ -64,7 +72,23 @@ class Services:
 
     def stop(self) -> None:
         self.setup("stop")
+        for pid in self.redis_pids:
+            end_own_redis(pid, self.redis_port)
         shutil.rmtree(self.var, ignore_errors=True)
+
+
+def end_own_redis(pid: int, port: int) -> None:
+    """SIGTERM to the redis-server of this pid and port, if it still runs, and wait for it to go (5 s at most)."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return
+    if b"redis-server" not in command or f":{port}".encode() not in command:
+        return  # gone, and the pid taken by another process
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def accounts() -> list[str]:
