@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine_fidelity import bench_spec, benchdash_tps, removed_after, work_dir  # noqa: E402
+from engine_fidelity import add_trial_options, bench_spec, benchdash_tps, removed_after, work_dir  # noqa: E402
 
 from workers.spec import HostSpec  # noqa: E402
 from workers.transport import connect  # noqa: E402
@@ -35,10 +35,7 @@ def main() -> None:
     parser.add_argument("--cpus", type=numbers, default=[1, 2, 4, 8, 16])
     parser.add_argument("--clients-list", type=numbers, default=[1, 4, 16, 64])
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--duration", type=int, default=2)
-    parser.add_argument("--builtin", default="select-only")
-    parser.add_argument("--scale", type=int, default=1)
-    parser.add_argument("--bin-dir", default="/usr/lib/postgresql/15/bin")
+    add_trial_options(parser, duration_s=2)
     parser.add_argument("--output", default="cpu-scaling.csv")
     options = parser.parse_args()
     options.clients = max(options.clients_list)

@@ -38,12 +38,17 @@ def arguments(description: str, duration_s: int = 15) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--trials", type=int, default=10)
-    parser.add_argument("--duration", type=int, default=duration_s)
     parser.add_argument("--clients", type=int, default=2)
+    add_trial_options(parser, duration_s)
+    return parser.parse_args()
+
+
+def add_trial_options(parser: argparse.ArgumentParser, duration_s: int) -> None:
+    """The options of the trial every engine bench runs (bench_spec): its length, workload, scale and build."""
+    parser.add_argument("--duration", type=int, default=duration_s)
     parser.add_argument("--builtin", default="select-only")
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--bin-dir", default="/usr/lib/postgresql/15/bin")
-    return parser.parse_args()
 
 
 def work_dir(prefix: str) -> str:

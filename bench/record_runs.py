@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine_fidelity import bench_spec, benchdash_tps, removed_after, work_dir  # noqa: E402
+from engine_fidelity import add_trial_options, bench_spec, benchdash_tps, removed_after, work_dir  # noqa: E402
 
 from workers.spec import HostSpec  # noqa: E402
 from workers.transport import connect  # noqa: E402
@@ -27,11 +27,8 @@ from workers.transport import connect  # noqa: E402
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=160)
-    parser.add_argument("--duration", type=int, default=2)
     parser.add_argument("--clients", type=int, default=2)
-    parser.add_argument("--builtin", default="select-only")
-    parser.add_argument("--scale", type=int, default=1)
-    parser.add_argument("--bin-dir", default="/usr/lib/postgresql/15/bin")
+    add_trial_options(parser, duration_s=2)
     parser.add_argument("--output", default="")
     parser.add_argument("--seconds", type=float, default=float("inf"))
     options = parser.parse_args()
