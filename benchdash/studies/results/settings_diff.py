@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from benchdash.studies.models import Study, Trial, Variant
-from benchdash.studies.results.lines import StudyLines, study_lines
+from benchdash.studies.results.lines import StudyLines
 
 # What the engine sets itself, per cluster (engine's own lines: ports, paths), and what names the version: these
 # differ between any two builds and say nothing about performance.
@@ -92,9 +92,8 @@ class SettingsDiffTable:
         return [difference for difference in self.differences if not difference.in_every_build]
 
 
-def study_settings_diff(study: Study, lines: StudyLines | None = None) -> SettingsDiffTable | None:
+def study_settings_diff(study: Study, lines: StudyLines) -> SettingsDiffTable | None:
     """The differences between the lines of a study that ran; None before two lines' trials read their settings."""
-    lines = lines or study_lines(study)
     by_line = study_settings_by_line(study, lines)
     named = _variant_names(study, by_line) if lines.by_variant else _build_names(study, by_line)
     if len(named) < 2:
