@@ -7,12 +7,12 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.queue.support import process_alive, wait_for
 from tests.sshd import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,7 +78,7 @@ class Services:
 
 
 def end_own_redis(pid: int, port: int) -> None:
-    """SIGTERM to the redis-server of this pid and port, if it still runs, and wait for it to go (5 s at most)."""
+    """SIGTERM to the redis-server of this pid and port, if it still runs, and wait for it to go (5 s)."""
     try:
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
@@ -86,9 +86,7 @@ def end_own_redis(pid: int, port: int) -> None:
     if b"redis-server" not in command or f":{port}".encode() not in command:
         return  # gone, and the pid taken by another process
     os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + 5
-    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: not process_alive(pid), 5, f"redis-server {pid} to end")
 
 
 def accounts() -> list[str]:
