@@ -2,11 +2,11 @@
 no process of the trial left, no server running, and no half-made data taken as good by the next trial.
 
 The cancel comes as a member's would, from another thread, the moment the step's own command shows up on the
-target (the worker's own machine, whose files and processes the test reads). Scale 20 makes the data load
-(pgbench -i) and the copies of the data directory take seconds, so that a cancel which waited for them would take
-too long. The test pauses the step's command (SIGSTOP) as it cancels, and lets it go on only once the runner has
-signalled it to stop: on a busy machine a copy or a VACUUM could otherwise end before the cancel or within one of
-the runner's cancel polls, and the trial would not be cancelled in that step.
+target (the worker's own machine, whose files and processes the test reads). The test pauses the step's command
+(SIGSTOP) as it cancels, and lets it go on only once the runner has signalled it to stop, or after RESUME_AFTER_S
+(10 s): so however short the step is (scale 1), a cancel that waited for the command to end would take longer than
+CANCEL_WITHIN_S, and on a busy machine a copy or a VACUUM cannot end before the cancel or within one of the runner's
+cancel polls.
 """
 
 import contextlib
@@ -30,7 +30,7 @@ from workers.trial_cluster import cluster_dir
 pytestmark = pytest.mark.slow
 
 CANCEL_WITHIN_S = 5
-SCALE = 20
+SCALE = 1
 
 
 def processes_under(work_dir: str) -> list[tuple[int, list[str]]]:
