@@ -1,5 +1,8 @@
 """Fixtures shared by all tests. Fixture plugins live in their own modules and are registered here."""
 
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -8,6 +11,24 @@ from django.test import override_settings
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
+
+MEMORY_TMP = "/dev/shm"
+MEMORY_TMP_FREE_BYTES = 4 << 30
+
+
+def put_temporary_files_in_memory() -> None:
+    """The tests' temporary files (targets' work dirs and their clusters, sshd's keys, tmp_path) in /dev/shm, where
+    this machine has a writable one with room: initdb and the copies of a data directory wrote to the disk for
+    seconds of system time each. The engine cannot tell; TMPDIR set by the caller wins. Set before pytest-xdist
+    starts its workers, which inherit it, as do the workers, servers and targets the tests start."""
+    if "TMPDIR" in os.environ or not os.access(MEMORY_TMP, os.W_OK):
+        return
+    if shutil.disk_usage(MEMORY_TMP).free >= MEMORY_TMP_FREE_BYTES:
+        os.environ["TMPDIR"] = MEMORY_TMP
+        tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
+
+put_temporary_files_in_memory()
 
 pytest_plugins = ["tests.sshd", "tests.pgbuilds", "tests.browser", "tests.serving", "tests.s3", "tests.tls"]
 
