@@ -29,10 +29,20 @@ def test_94_latency_lines_with_a_colon_are_read():
 
 
 def test_13_excluding_connections_is_the_tps_and_including_is_kept_beside_it():
-    result = parse_pgbench_output(*streams("reconstructed_pg13_T_progress"))
+    result = parse_pgbench_output(*streams("pg13_T_progress"))
 
-    assert (result.tps, result.tps_including_connections) == (2005.118222, 2003.810455)
-    assert (result.latency_avg_ms, result.query_mode, result.failed_transactions) == (3.992, "prepared", None)
+    assert (result.tps, result.tps_including_connections) == (1383.295896, 1379.127962)
+    assert (result.latency_avg_ms, result.query_mode, result.failed_transactions) == (1.435, "simple", None)
+    assert result.progress[0] == ProgressPoint(t=1.0, tps=1473.9, latency_ms=1.324, stddev_ms=1.322, failed=None)
+
+
+def test_13_with_a_new_connection_per_transaction_makes_its_duration_with_the_tps_including_connections():
+    """-C before 14: the tps excluding the connections leaves out most of the run (187 transactions at 145.0 make
+    1.3 s of a 2 s run); the one including them makes the run's 2 s, so the run counts."""
+    result = parse_pgbench_output(*streams("pg13_C_reconnect"), expected_duration_s=2)
+
+    assert (result.tps, result.tps_including_connections, result.transactions) == (144.995334, 93.197956, 187)
+    assert result.failure_reason() is None
 
 
 def test_13_fatal_run_was_aborted_marks_the_run_aborted():
