@@ -39,7 +39,7 @@ def register_build(spec: BuildSpec) -> Build:
     return build
 
 
-def form_data(*, host, builds, baseline, scenarios, clients="1,2", repetitions="1", duration="2", **extra) -> dict:
+def form_data(*, host, builds, baseline, scenarios, clients="1,2", repetitions="1", duration="1", **extra) -> dict:
     data = {
         "title": "queue test",
         "year": "2025",
