@@ -33,12 +33,15 @@ def test_a_trial_whose_worker_is_lost_on_every_attempt_fails_at_the_cap_and_the_
         client, celery_processes, local_target, installed_build, duration="8", worker="doomed-1"
     )
     doomed = Trial.objects.get(study=study, status=Trial.Status.RUNNING)
+    # Each worker is killed as soon as its attempt's pgbench runs, beat started only after the first kill: started
+    # before it, beat took so long on a loaded machine that the first trial's 8 s pgbench ended, the worker went on
+    # to the next trial and lost that one instead.
+    celery_processes.kill(worker)
     celery_processes.beat()
     for attempt in range(2, CAP + 1):
-        celery_processes.kill(worker)
         worker = celery_processes.worker(f"doomed-{attempt}")
         pid = wait_for(rerun_pgbench(doomed, attempt, host.work_dir, pid), 90, f"attempt {attempt}'s pgbench")
-    celery_processes.kill(worker)  # the last attempt's worker is lost too
+        celery_processes.kill(worker)  # the last attempt's worker is lost too
     celery_processes.worker("survivor")
     wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 180, "the study to end")
 
