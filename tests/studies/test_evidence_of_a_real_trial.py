@@ -48,7 +48,8 @@ def test_a_real_trial_with_every_collector_on_leaves_its_evidence(client, local_
     accounts = next(row for row in evidence.table_health if row["name"] == "pgbench_accounts")
     assert accounts["updates"] == outcome.transactions and accounts["bytes_before"] > 0
     cpu = [evidence.cpu_user, evidence.cpu_system, evidence.cpu_iowait, evidence.cpu_steal, evidence.cpu_idle]
-    assert sum(cpu) == pytest.approx(100, abs=2)  # nice and irq aside
+    # nice, irq and softirq aside: a loaded machine spent 3.2% there (96.84 in all)
+    assert 90 <= sum(cpu) <= 100.1, cpu
     assert evidence.cpu_ms_per_transaction > 0 and evidence.cpus >= 1
     assert evidence.progress_seconds >= 2 and evidence.tps_cv is not None
     assert evidence.wait_samples >= 2
