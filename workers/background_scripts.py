@@ -94,8 +94,11 @@ WAIT = (
 run=$1 name=$2 ticks=$3
 i=0
 while [ ! -f "$run/$name.rc" ]; do
-  pgid=$(cat "$run/$name.pid" 2>/dev/null)
-  if [ -z "$pgid" ] || ! alive "$pgid"; then
+  pgid=
+  { read -r pgid < "$run/$name.pid"; } 2>/dev/null
+  # Every tick a look that starts no process (kill -0); alive's, which starts ps to tell zombies, on the first tick
+  # and every tenth: the wait runs beside pgbench, on the host it measures.
+  if [ -z "$pgid" ] || ! kill -s 0 -- "-$pgid" 2>/dev/null || { [ $((i % 10)) -eq 0 ] && ! alive "$pgid"; }; then
     [ -f "$run/$name.rc" ] && exit 0
     exit 4
   fi
