@@ -68,6 +68,9 @@ StrictModes no
 PermitRootLogin no
 Subsystem sftp internal-sftp
 LogLevel ERROR
+# Tests on a loaded machine open many connections at once: past 10 unauthenticated, the default drops new ones at
+# random ("beginning MaxStartups throttling" in sshd.log).
+MaxStartups 100:30:200
 """
     )
     return config
@@ -129,8 +132,15 @@ class SshServer:
         )
 
     def start(self) -> None:
-        self.process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(self.config)], stderr=subprocess.PIPE)
-        wait_for_port(self.port, self.process)
+        # -e logs to stderr: into a file, never a pipe nobody reads, which fills (a line for every connection that
+        # closes before the key exchange, as each readiness probe does) and would then stall sshd and its sessions.
+        log = self.directory / "sshd.log"
+        with log.open("ab") as output:
+            self.process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(self.config)], stderr=output)
+        try:
+            wait_for_port(self.port, self.process)
+        except RuntimeError as error:
+            raise RuntimeError(f"{error}\n{log.read_text(errors='replace')}") from None
 
     def stop(self) -> None:
         """Stop listening; sessions already open go on (as with sshd's own service stop)."""
