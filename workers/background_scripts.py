@@ -4,7 +4,7 @@ They are constants: every value reaches them as a positional argument ("$1"...),
 the script text, so a path or an argument cannot turn into shell code.
 
 A background command <name> leaves in <run dir>:
-  <name>.pid   the process group id while it runs (removed when it ends or is stopped)
+  <name>.pid   "<process group id> <start time>" while it runs (removed when it ends or is stopped)
   <name>.out / <name>.err   its output
   <name>.rc    its exit status, once it ended on its own or after a signal it survived to report
 """
@@ -14,10 +14,30 @@ STOP_NOTHING = 3  # nothing was running under that name
 WAIT_GONE = 4  # the group is gone without reporting a status (killed)
 WAIT_TIMED_OUT = 5
 
-# "Alive" means a process of the session that is not a zombie: on a target whose init does not
-# reap orphans, `kill -0` alone would call a dead group alive forever.
-_ALIVE = r"""
+# A pid file outlives its group when the worker or the host died: by the time it is read, the number may be another
+# process's, and the same user's (an sshd session, a cluster). So the file keeps the leader's start time, in clock
+# ticks since boot (/proc/<pid>/stat, field 22): a leader that is there with another start time is not ours, and our
+# group is gone (Linux reuses no number a group still holds). Sets $started, empty when the leader is not there.
+_STARTED = r"""
+start_time() {
+  started=
+  { read -r started < "/proc/$1/stat"; } 2>/dev/null || return 0
+  started=${started##*) }
+  set -- $started
+  shift 19
+  started=$1
+}
+"""
+
+# "Alive" (group id, start time) means a process of the session that is not a zombie, led by the process that
+# started it: on a target whose init does not reap orphans, `kill -0` alone would call a dead group alive forever.
+# A file without a start time (written before it kept one) is taken on the number alone.
+_ALIVE = (
+    _STARTED
+    + r"""
 alive() {
+  start_time "$1"
+  if [ -n "$2" ] && [ -n "$started" ] && [ "$started" != "$2" ]; then return 1; fi
   if command -v ps >/dev/null 2>&1; then
     ps -o stat= --sid "$1" 2>/dev/null | grep -q '^ *[^Z ]'
   else
@@ -25,19 +45,24 @@ alive() {
   fi
 }
 """
+)
 
 # $1 run dir, $2 name, then the command. Runs as the session leader: its pid is the group id.
 # The trap makes sh outlive a polite signal to the group, so it can still record the exit status.
-WRAPPER = r"""
+WRAPPER = (
+    _STARTED
+    + r"""
 run=$1 name=$2
 shift 2
-echo $$ > "$run/$name.pid.tmp" && mv -f "$run/$name.pid.tmp" "$run/$name.pid"
+start_time $$
+echo "$$ $started" > "$run/$name.pid.tmp" && mv -f "$run/$name.pid.tmp" "$run/$name.pid"
 trap : INT TERM HUP
 "$@"
 status=$?
 echo "$status" > "$run/$name.rc.tmp" && mv -f "$run/$name.rc.tmp" "$run/$name.rc"
 rm -f "$run/$name.pid"
 """
+)
 
 # $1 wrapper script, $2 run dir, $3 name, $4 working directory or "", then the command.
 LAUNCH = (
@@ -46,7 +71,9 @@ LAUNCH = (
 wrapper=$1 run=$2 name=$3 cwd=$4
 shift 4
 mkdir -p "$run" || exit 1
-if [ -s "$run/$name.pid" ] && alive "$(cat "$run/$name.pid")"; then
+pgid= start=
+{ read -r pgid start < "$run/$name.pid"; } 2>/dev/null
+if [ -n "$pgid" ] && alive "$pgid" "$start"; then
   echo "background command $name is already running" >&2
   exit 1
 fi
@@ -69,12 +96,13 @@ STOP = (
 run=$1 name=$2 sig=$3 ticks=$4
 pidfile="$run/$name.pid"
 [ -f "$pidfile" ] || exit 3
-pgid=$(cat "$pidfile")
-case "$pgid" in ''|*[!0-9]*) rm -f "$pidfile"; exit 3 ;; esac
-if ! alive "$pgid"; then rm -f "$pidfile"; exit 3; fi
+pgid= start=
+read -r pgid start < "$pidfile"
+case "$pgid$start" in ''|*[!0-9]*) rm -f "$pidfile"; exit 3 ;; esac
+if ! alive "$pgid" "$start"; then rm -f "$pidfile"; exit 3; fi
 kill -s "$sig" -- "-$pgid" 2>/dev/null
 i=0
-while alive "$pgid"; do
+while alive "$pgid" "$start"; do
   if [ "$i" -ge "$ticks" ]; then
     kill -s KILL -- "-$pgid" 2>/dev/null
     [ "$i" -ge $((ticks + 50)) ] && break
@@ -94,11 +122,12 @@ WAIT = (
 run=$1 name=$2 ticks=$3
 i=0
 while [ ! -f "$run/$name.rc" ]; do
-  pgid=
-  { read -r pgid < "$run/$name.pid"; } 2>/dev/null
+  pgid= start=
+  { read -r pgid start < "$run/$name.pid"; } 2>/dev/null
   # Every tick a look that starts no process (kill -0); alive's, which starts ps to tell zombies, on the first tick
   # and every tenth: the wait runs beside pgbench, on the host it measures.
-  if [ -z "$pgid" ] || ! kill -s 0 -- "-$pgid" 2>/dev/null || { [ $((i % 10)) -eq 0 ] && ! alive "$pgid"; }; then
+  if [ -z "$pgid" ] || ! kill -s 0 -- "-$pgid" 2>/dev/null \
+    || { [ $((i % 10)) -eq 0 ] && ! alive "$pgid" "$start"; }; then
     [ -f "$run/$name.rc" ] && exit 0
     exit 4
   fi

@@ -1,6 +1,7 @@
 """Background commands in their own process group, over SSH and locally."""
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -33,8 +34,9 @@ def test_it_waits_for_a_background_command_and_returns_its_output(any_transport)
 
 def test_it_keeps_the_pid_file_of_a_running_command(any_transport):
     any_transport.start_background("sleeper", ["sleep", "30"])
-    pgid = int(any_transport.get_bytes(f"{any_transport.run_dir}/sleeper.pid"))
+    pgid, started = map(int, any_transport.get_bytes(f"{any_transport.run_dir}/sleeper.pid").split())
     assert pgid > 1
+    assert started == int(Path(f"/proc/{pgid}/stat").read_text().rsplit(")", 1)[1].split()[19])
     any_transport.stop_background("sleeper", grace_s=2)
     assert any_transport.exists(f"{any_transport.run_dir}/sleeper.pid") is False
 
@@ -62,6 +64,26 @@ def test_kill_leftovers_finds_what_a_crashed_trial_left(any_transport):
         assert next_attempt.kill_leftovers() == ["pgbench"]
         assert all(process_is_gone(pid) for pid in pids)
         assert next_attempt.kill_leftovers() == []
+
+
+def test_a_stale_pid_file_whose_number_another_group_now_holds_stops_nothing(any_transport):
+    """A worker that died leaves its pid file; once the number is another group's of the same user (an sshd session,
+    a cluster), the next attempt must not signal that group, and drops the file."""
+    run_dir = any_transport.run_dir
+    bystanders = start_family(any_transport, "bystander")
+    bystander = any_transport.get_bytes(f"{run_dir}/bystander.pid")
+    group, started = bystander.split()
+    any_transport.run(["rm", f"{run_dir}/bystander.pid"])  # the bystander is nobody's leftover
+    any_transport.put_bytes(b"%s %d\n" % (group, int(started) - 1), f"{run_dir}/pgbench.pid")
+    try:
+        with connect(any_transport.host) as next_attempt:
+            assert next_attempt.kill_leftovers() == []
+        assert not any(process_is_gone(pid) for pid in bystanders)
+        assert not any_transport.exists(f"{run_dir}/pgbench.pid")
+    finally:
+        any_transport.put_bytes(bystander, f"{run_dir}/bystander.pid")
+        any_transport.stop_background("bystander", grace_s=2)
+    assert all(process_is_gone(pid) for pid in bystanders)
 
 
 def test_a_long_command_gives_its_output_and_status_like_run(any_transport):
