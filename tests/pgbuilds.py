@@ -9,12 +9,9 @@ cluster a test registered, even when the test failed.
 """
 
 import glob
-import hashlib
 import os
 import re
 import subprocess
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,32 +65,22 @@ def archive_build() -> BuildSpec:
 
 
 # pgbench 13 from Debian 11's server package of PostgreSQL 13 (the client package has no pgbench), and the
-# OpenSSL 1.1 it links against (Debian 12 has 3), each pinned by its SHA-256. Its libpq is this machine's.
+# OpenSSL 1.1 it links against (Debian 12 has 3), each pinned by the SHA-256 of Debian's Packages file (in SRI form).
+# Its libpq is this machine's.
 DEBIAN_11_POOL = "https://deb.debian.org/debian/pool/main"
 PGBENCH_13_PACKAGES = {
-    "p/postgresql-13/postgresql-13_13.16-0+deb11u1_amd64.deb": (
-        "bc484764707e67d5a40b51f24e45b666f5c1c2d782ae4b48127756cb36d5c6c7"
-    ),
-    "o/openssl/libssl1.1_1.1.1w-0+deb11u1_amd64.deb": (
-        "aadf8b4b197335645b230c2839b4517aa444fd2e8f434e5438c48a18857988f7"
-    ),
+    "p/postgresql-13/postgresql-13_13.16-0+deb11u1_amd64.deb": "sha256-vEhHZHB+Z9WkC1HyTkW2ZvXBwteCrktIEndWyzbVxsc=",
+    "o/openssl/libssl1.1_1.1.1w-0+deb11u1_amd64.deb": "sha256-qt+LSxlzNWRbIwwoObRReqRE/S6PQ05UOMSKGIV5iPc=",
 }
 
 
-def _debian_package(pool_path: str, sha256: str, builds_dir: Path) -> Path:
-    """The package in builds_dir, downloaded there first when it is not (a .part renamed once whole), checked."""
+def _debian_package(pool_path: str, integrity: str, builds_dir: Path) -> Path:
+    """The package in builds_dir, downloaded and checked there first when it is not."""
     package = builds_dir / pool_path.rsplit("/", 1)[1]
-    if not package.exists():
-        builds_dir.mkdir(parents=True, exist_ok=True)
-        part = package.with_name(f"{package.name}.{os.getpid()}.part")
-        try:
-            with urllib.request.urlopen(f"{DEBIAN_11_POOL}/{pool_path}", timeout=60) as response:  # noqa: S310
-                part.write_bytes(response.read())
-        except (urllib.error.URLError, TimeoutError) as error:
-            pytest.skip(f"Debian's archive unreachable ({error}) and no {package.name} in {builds_dir}")
-        part.rename(package)
-    digest = hashlib.sha256(package.read_bytes()).hexdigest()
-    assert digest == sha256, f"{package} is not the pinned package: sha256 {digest}"
+    try:
+        npm_archive.download_verified(f"{DEBIAN_11_POOL}/{pool_path}", package, integrity, progress=False)
+    except npm_archive.RegistryUnreachable as error:
+        pytest.skip(f"Debian's archive unreachable ({error}) and no {package.name} in {builds_dir}")
     return package
 
 
@@ -101,8 +88,8 @@ def _debian_package(pool_path: str, sha256: str, builds_dir: Path) -> Path:
 def pgbench_13(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A script that runs pgbench 13, unpacked from its Debian packages for this session, with OpenSSL 1.1."""
     root = tmp_path_factory.mktemp("pgbench-13")
-    for pool_path, sha256 in PGBENCH_13_PACKAGES.items():
-        package = _debian_package(pool_path, sha256, Path(settings.BUILDS_DIR))
+    for pool_path, integrity in PGBENCH_13_PACKAGES.items():
+        package = _debian_package(pool_path, integrity, Path(settings.BUILDS_DIR))
         subprocess.run(["dpkg-deb", "-x", str(package), str(root)], check=True)
     script = root / "pgbench"
     libraries, binary = root / "usr/lib/x86_64-linux-gnu", root / "usr/lib/postgresql/13/bin/pgbench"

