@@ -5,7 +5,7 @@ Usage:  .venv/bin/python bench/wait_footprint.py [--baseline HEAD~1] [--rounds 5
 
 The engine waits this way on every long command, pgbench's measured run included, so the wait's own CPU lands on
 the host being measured. Each round starts `sleep SECONDS` as a background command on the local target and waits for
-it in one-second looks, as run_long does; the CPU is what the wait's children used (getrusage), in ms per second.
+it with run_long (a look every LONG_POLL_S); the CPU is what the wait's children used (getrusage), in ms per second.
 """
 
 import argparse
@@ -23,7 +23,6 @@ sys.path.insert(0, str(ROOT))
 from workers import background_scripts  # noqa: E402
 from workers.local_transport import LocalTransport  # noqa: E402
 from workers.spec import HostSpec  # noqa: E402
-from workers.transport_base import CommandTimeout  # noqa: E402
 
 
 def baseline_wait(revision: str) -> str:
@@ -40,15 +39,9 @@ def children_cpu_s() -> float:
 
 
 def one_wait(transport: LocalTransport, seconds: int) -> float:
-    """ms of CPU per second waited."""
-    transport.start_background("sleeper", ["sleep", str(seconds)])
+    """ms of CPU per second waited, the start and the reading of the outputs included."""
     before, started = children_cpu_s(), time.monotonic()
-    while True:
-        try:
-            transport.wait_background("sleeper", timeout=1.0)
-            break
-        except CommandTimeout:
-            continue
+    transport.run_long(["sleep", str(seconds)], name="sleeper", timeout=seconds + 60)
     return 1000 * (children_cpu_s() - before) / (time.monotonic() - started)
 
 
@@ -62,6 +55,7 @@ def main() -> None:
     results: dict[str, list[float]] = {name: [] for name in scripts}
     with tempfile.TemporaryDirectory(prefix="benchdash-wait-") as work_dir:
         transport = LocalTransport(HostSpec(name="local", work_dir=work_dir), run_as="")
+        transport.should_stop = lambda: False  # run_long then waits in the background, as during a trial
         for _ in range(options.rounds):
             for name, script in scripts.items():
                 background_scripts.WAIT = script
