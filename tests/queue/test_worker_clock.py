@@ -1,7 +1,8 @@
-"""One clock: a worker whose own clock runs 10 minutes behind or ahead (tests/queue/skewed_clock) runs a study whose
-trials last longer than the stale threshold, with beat beside it: no trial is put back, every attempt is the first,
-and the times kept are the store's (docs/RELIABILITY.md)."""
+"""One clock: workers whose own clocks run 10 minutes behind and ahead (tests/queue/skewed_clock), one for each of the
+study's two hosts, run its trials, which last longer than the stale threshold, with beat beside them: no trial is put
+back, every attempt is the first, and the times kept are the store's (docs/RELIABILITY.md)."""
 
+import io
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -9,12 +10,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.conf import settings
-from django.urls import reverse
+from django.core.management import call_command
 
 from benchdash.store_clock import store_now
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.conftest import FAST_CLOCKS
-from tests.queue.support import attempt_history, form_data, register_build, register_host, wait_for
+from tests.queue.support import attempt_history, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -23,38 +24,48 @@ SKEWED_CLOCK = str(Path(__file__).with_name("skewed_clock"))
 DURATION_S = int(FAST_CLOCKS["BENCHDASH_TRIAL_STALE_AFTER_S"]) + 3
 
 
-@pytest.mark.parametrize("offset_s", [-600, 600])
-def test_a_worker_10_minutes_off_runs_a_study_with_no_put_back_and_the_store_s_times(
-    offset_s, client, member, presets, celery_processes, local_target, installed_build
+OFFSETS_S = {"local": -600, "remote": 600}
+
+
+def test_workers_10_minutes_behind_and_ahead_run_a_study_with_no_put_back_and_the_store_s_times(
+    celery_processes, presets, local_target, ssh_target, installed_build
 ):
+    local, remote = register_host(local_target), register_host(ssh_target)
+    build = register_build(installed_build)
     celery_processes.beat()
     # Beat's task runs on a worker with a true clock that serves no host, as on another machine.
     celery_processes.env = {"BENCHDASH_WORKER_HOSTS": "elsewhere"}
     celery_processes.worker("true-clock")
-    celery_processes.env = {"PYTHONPATH": SKEWED_CLOCK, "CLOCK_OFFSET_S": str(offset_s)}
-    celery_processes.worker("skewed")
-    host, build = register_host(local_target), register_build(installed_build)
-    data = form_data(host=host, builds=[build], baseline=build, scenarios=[presets["pgbench-select-only"]])
+    # One worker behind and one ahead, each serving one host: the study's two trials run at once.
+    for host, offset_s in zip((local, remote), OFFSETS_S.values(), strict=True):
+        skew = {"PYTHONPATH": SKEWED_CLOCK, "CLOCK_OFFSET_S": str(offset_s), "BENCHDASH_WORKER_HOSTS": host.name}
+        celery_processes.env = skew
+        celery_processes.worker(f"skewed{offset_s:+d}")
+    args = ["--builds", build.name, "--host", local.name, "--scenarios", "pgbench-select-only", "--clients", "1"]
+    args += ["--repetitions", "1", "--duration", str(DURATION_S), "--scale", "1", "--no-sar", "--no-wait-events"]
+    args += ["--vary", f"host={local.name},{remote.name}"]
     queued_at = store_now()
-    client.post(
-        reverse("studies:new"), {**data, "duration_s": str(DURATION_S), "collect_sar": "", "collect_wait_events": ""}
-    )
-    study = Study.objects.get(title="queue test")
+    call_command("queue_study", *args, stdout=io.StringIO(), stderr=io.StringIO())
+    study = Study.objects.get(kind=Study.Kind.MEASURED)
 
     wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 120, "the study to end")
 
     ended_at = store_now()
-    trials = list(study.trials.order_by("position"))
+    trials = list(study.trials.select_related("host").order_by("host__name"))
     attempts = list(Attempt.objects.filter(trial__study=study).order_by("started_at"))
     assert Study.objects.get(pk=study.pk).status == Study.Status.DONE, attempt_history(study)
+    assert sorted(trial.host.name for trial in trials) == sorted([local.name, remote.name])
     assert [(trial.status, trial.attempts) for trial in trials] == [(Trial.Status.SUCCEEDED, 1)] * 2
     assert [attempt.result for attempt in attempts] == [Attempt.Result.SUCCEEDED] * 2
-    assert "worker lost" not in celery_processes.log("skewed") + "".join(trial.error for trial in trials)
     for trial in trials:  # the store's times, not 10 minutes off
         assert queued_at <= trial.started_at < trial.finished_at <= ended_at
         assert trial.finished_at - trial.started_at >= timedelta(seconds=DURATION_S)
-    worker_said = logged_times(celery_processes.log("skewed"))[-1]  # the worker's own clock was off indeed
-    assert abs((worker_said - ended_at).total_seconds() - offset_s) < 60
+    for offset_s in OFFSETS_S.values():
+        log = celery_processes.log(f"skewed{offset_s:+d}")
+        assert "run_study_trial[" in log and "worker lost" not in log, log[-2000:]  # it ran its host's trial
+        worker_said = logged_times(log)[-1]  # the worker's own clock was off indeed
+        assert abs((worker_said - ended_at).total_seconds() - offset_s) < 60
+    assert "worker lost" not in "".join(trial.error for trial in trials)
 
 
 def logged_times(log: str) -> list[datetime]:
