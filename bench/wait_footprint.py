@@ -1,5 +1,5 @@
-"""What waiting on a background command costs the host it runs on: the CPU time of the wait script (and every
-process it starts) per second waited, for this checkout's script and a baseline commit's, taking turns.
+"""What waiting on a background command costs the host it runs on: the CPU time of the background scripts (and
+every process they start) per second waited, for this checkout's script and a baseline commit's, taking turns.
 
 Usage:  .venv/bin/python bench/wait_footprint.py [--baseline HEAD~1] [--rounds 5] [--seconds 3]
 
@@ -24,13 +24,15 @@ from workers import background_scripts  # noqa: E402
 from workers.local_transport import LocalTransport  # noqa: E402
 from workers.spec import HostSpec  # noqa: E402
 
+SCRIPTS = ("WRAPPER", "LAUNCH", "STOP", "WAIT", "STATUS")  # they agree on the pid file's form: swapped together
 
-def baseline_wait(revision: str) -> str:
+
+def scripts_at(revision: str) -> dict[str, str]:
     argv = ["git", "show", f"{revision}:workers/background_scripts.py"]
     source = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     namespace: dict[str, object] = {}
     exec(compile(source, "baseline background_scripts.py", "exec"), namespace)  # noqa: S102 (our own file at a commit)
-    return str(namespace["WAIT"])
+    return {name: str(namespace[name]) for name in SCRIPTS}
 
 
 def children_cpu_s() -> float:
@@ -51,14 +53,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=int, default=3)
     options = parser.parse_args()
-    scripts = {"baseline": baseline_wait(options.baseline), "this checkout": background_scripts.WAIT}
+    this_checkout = {name: getattr(background_scripts, name) for name in SCRIPTS}
+    scripts = {"baseline": scripts_at(options.baseline), "this checkout": this_checkout}
     results: dict[str, list[float]] = {name: [] for name in scripts}
     with tempfile.TemporaryDirectory(prefix="benchdash-wait-") as work_dir:
         transport = LocalTransport(HostSpec(name="local", work_dir=work_dir), run_as="")
         transport.should_stop = lambda: False  # run_long then waits in the background, as during a trial
         for _ in range(options.rounds):
-            for name, script in scripts.items():
-                background_scripts.WAIT = script
+            for name, script_set in scripts.items():
+                for script_name, script in script_set.items():
+                    setattr(background_scripts, script_name, script)
                 results[name].append(one_wait(transport, options.seconds))
     print(f"\n| wait script | CPU ms per second waited (median of {options.rounds}) | min..max |\n| --- | ---: | --- |")
     for name, values in results.items():
