@@ -137,7 +137,7 @@ def test_a_cancel_stops_the_remote_pgbench_within_seconds(ssh_transport, install
 
     def cancel_after_a_second() -> bool:
         if not seen and pgbench_runs(ssh_transport):
-            seen["group"] = int(ssh_transport.get_bytes(f"{ssh_transport.run_dir}/pgbench.pid"))
+            seen["group"] = int(ssh_transport.get_bytes(f"{ssh_transport.run_dir}/pgbench.pid").split()[0])
             seen["first_poll"] = time.monotonic()
         return bool(seen) and time.monotonic() - seen["first_poll"] >= 1
 
@@ -152,7 +152,7 @@ def test_a_cancel_stops_the_remote_pgbench_within_seconds(ssh_transport, install
 
 def test_it_kills_what_an_earlier_trial_left_running(local_transport, installed_build):
     local_transport.start_background("pgbench", ["sleep", "300"])
-    leftover = int(local_transport.get_bytes(f"{local_transport.run_dir}/pgbench.pid"))
+    leftover = int(local_transport.get_bytes(f"{local_transport.run_dir}/pgbench.pid").split()[0])
     outcome = run_trial(
         trial(local_transport.host, installed_build, collect_sar=False, collect_wait_events=False), local_transport
     )
