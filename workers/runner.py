@@ -260,7 +260,8 @@ class TrialRun:
                 transport.run(["sh", "-c", 'rm -rf -- "$1" && mkdir -p -- "$1"', "sh", self.trial_dir(transport)])
 
     def find_pgbench(self) -> None:
-        self.pgbench = find_client_tool(self.client, "pgbench")
+        """On the DB host, the build's own pgbench where it ships one (a source build); else the host's."""
+        self.pgbench = find_client_tool(self.client, "pgbench", self.built() if self.same_host else None)
 
     def pgbench_argv(self) -> list[str]:
         spec, cluster = self.spec, self.require_cluster()

@@ -96,6 +96,20 @@ def test_a_seed_trial_reports_tps_at_the_study_scale(any_transport, installed_bu
     assert {"sar", "server_log", "settings"} <= outcome.artifacts.keys()
 
 
+def test_pgbench_on_the_db_host_is_the_build_s_own_where_it_ships_one(local_transport, installed_build):
+    """A build whose bin dir holds a pgbench (a source build; archives hold none) runs it, not the host's."""
+    bin_dir = posixpath.join(local_transport.host.work_dir, "own-build", "bin")
+    link_all = 'mkdir -p -- "$2" && for tool in "$1"/*; do ln -s -- "$tool" "$2"/; done && rm -- "$2/pgbench"'
+    local_transport.run(["sh", "-c", link_all, "sh", installed_build.bin_dir, bin_dir])
+    own = f'#!/bin/sh\nexec "{installed_build.bin_dir}/pgbench" "$@"\n'.encode()
+    local_transport.put_bytes(own, posixpath.join(bin_dir, "pgbench"), mode=0o755)
+    build = replace(installed_build, name="own-pgbench", bin_dir=bin_dir)
+    spec = trial(local_transport.host, build, collect_sar=False, collect_wait_events=False, duration_s=1)
+    outcome = run_trial(spec, local_transport)
+    assert outcome.ok, outcome.error
+    assert outcome.command.startswith(f"{bin_dir}/pgbench ")
+
+
 def test_the_windows_update_trial_checkpoints_and_vacuums_after_the_run(local_transport, installed_build):
     outcome = run_trial(trial(local_transport.host, installed_build, "pgecons-windows-update"), local_transport)
     assert outcome.ok is True
