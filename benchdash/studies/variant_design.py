@@ -81,10 +81,15 @@ _FIELDS: dict[str, tuple[str, Any]] = {
 }
 
 
+def axis_name(line: str) -> str:
+    """The axis a `name=value,value` line names, as parse_axis reads it."""
+    return line.partition("=")[0].strip().lower()
+
+
 def parse_axis(line: str) -> Axis:
     """`name=value,value` as an Axis; a name or value it does not know is refused, naming it."""
-    name, equals, values_text = line.partition("=")
-    name = name.strip().lower()
+    equals, values_text = line.partition("=")[1:]
+    name = axis_name(line)
     values = tuple(value.strip() for value in values_text.split(",") if value.strip())
     if not equals or not values:
         raise ValidationError(_("%(line)s: write name=value,value (e.g. checksums=off,on)."), params={"line": line})

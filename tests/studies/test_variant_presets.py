@@ -97,3 +97,13 @@ def test_each_preset_queues_and_plans_against_hosts_of_its_kind(lab, slug):
     )
     hosts = {axis.name: axis.values for axis in axes}.get("host", ())
     assert set(study.trials.values_list("host__name", flat=True)) == (set(hosts) or {"lab"})
+
+
+@pytest.mark.django_db
+def test_a_vary_option_replaces_only_the_preset_s_axis_of_its_name(lab):
+    """The KVM design narrowed to 4 CPUs keeps its two hosts; an axis the preset lacks is added to its own."""
+    args = ["--preset", "pgecons-2014-kvm-update", "--builds", "pg15", "--host", "lab", "--title", "narrowed"]
+    call_command("queue_study", *args, "--vary", "CPUs=4", "--vary", "checksums=off,on", stdout=io.StringIO())
+    study = Study.objects.get(title="narrowed")
+    variants = set(study.variants.values_list("db_host__name", "cpus", "data_checksums"))
+    assert variants == {(host, 4, checksums) for host in ("physical", "kvm-guest") for checksums in (False, True)}

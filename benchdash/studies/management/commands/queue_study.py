@@ -26,6 +26,7 @@ from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.progress import StudyProgress, study_progress
 from benchdash.studies.models import Scenario, Study, StudyPreset
 from benchdash.studies.pg_settings import settings_text
+from benchdash.studies.variant_design import axis_name
 from workers import npm_archive
 from workers.spec import RunOrder
 
@@ -105,7 +106,8 @@ class Command(BaseCommand):
             "--vary",
             action="append",
             default=[],
-            help="an axis and its values, crossed with the builds into variants (repeatable): checksums=off,on "
+            help="an axis and its values, crossed with the builds into variants (repeatable; with --preset, in place "
+            "of the preset's axis of that name, its other axes kept): checksums=off,on "
             "cpus=1,2 fillfactor=100,80 host=local,target2 wal_segsize=16,64 locale=C,ja_JP.UTF-8 encoding=UTF8 "
             "transactions=10,100 (-t) connect=off,on (-C) setting:shared_buffers=128MB,1GB",
         )
@@ -182,7 +184,7 @@ class Command(BaseCommand):
                 "fillfactor": options["fillfactor"],
                 "pg_settings": self._settings(options, preset),
                 "seed": options["seed"],
-                "vary": "\n".join(options["vary"]),
+                "vary": self._vary(options, preset),
                 "baseline_variant": baseline_picks,
             }
         )
@@ -198,6 +200,14 @@ class Command(BaseCommand):
             if options[flag]:
                 data[name] = "on"
         return data
+
+    def _vary(self, options: dict[str, Any], preset: StudyPreset | None) -> str:
+        """The study preset's axes, each --vary in place of the preset's axis of the same name: narrowing one axis
+        keeps the others (the KVM design's `--vary cpus=4` keeps its two hosts)."""
+        named = {axis_name(line) for line in options["vary"]}
+        preset_axes = preset.vary.splitlines() if preset else []
+        kept = [line for line in preset_axes if line.strip() and axis_name(line) not in named]
+        return "\n".join(kept + options["vary"])
 
     def _settings(self, options: dict[str, Any], preset: StudyPreset | None) -> str:
         """The settings preset's postgresql.conf, else the study preset's, with each --setting in place of the
