@@ -232,8 +232,8 @@ class SSHTransport(Transport):
             with self._sftp_client().open(remote_path, "wb") as remote:
                 remote.chmod(mode)
                 remote.write(data)
-        except OSError as exc:
-            raise TransportError(f"cannot write {remote_path} on {self.host.address}: {exc}") from exc
+        except _FILE_ERRORS as exc:
+            raise _file_error(f"cannot write {remote_path} on {self.host.address}", exc) from exc
 
     def put_file(self, local_path: str, remote_path: str) -> None:
         self._ensure_parent(remote_path)
@@ -241,17 +241,15 @@ class SSHTransport(Transport):
             sftp = self._sftp_client()
             sftp.put(local_path, remote_path)
             sftp.chmod(remote_path, os.stat(local_path).st_mode & 0o777)
-        except OSError as exc:
-            raise TransportError(f"cannot upload {local_path} to {remote_path} on {self.host.address}: {exc}") from exc
+        except _FILE_ERRORS as exc:
+            raise _file_error(f"cannot upload {local_path} to {remote_path} on {self.host.address}", exc) from exc
 
     def get_bytes(self, remote_path: str) -> bytes:
         buffer = io.BytesIO()
         try:
             self._sftp_client().getfo(remote_path, buffer)
-        except (TimeoutError, EOFError, paramiko.SSHException) as exc:
-            raise ConnectionLost(f"cannot read {remote_path} on {self.host.address}: {exc}") from exc
-        except OSError as exc:
-            raise TransportError(f"cannot read {remote_path} on {self.host.address}: {exc}") from exc
+        except _FILE_ERRORS as exc:
+            raise _file_error(f"cannot read {remote_path} on {self.host.address}", exc) from exc
         return buffer.getvalue()
 
     def exists(self, remote_path: str) -> bool:
@@ -259,8 +257,8 @@ class SSHTransport(Transport):
             self._sftp_client().stat(remote_path)
         except FileNotFoundError:
             return False
-        except OSError as exc:
-            raise TransportError(f"cannot stat {remote_path} on {self.host.address}: {exc}") from exc
+        except _FILE_ERRORS as exc:
+            raise _file_error(f"cannot stat {remote_path} on {self.host.address}", exc) from exc
         return True
 
     def _ensure_parent(self, remote_path: str) -> None:
@@ -279,6 +277,19 @@ class SSHTransport(Transport):
         if self._client is not None:
             self._client.close()
             self._client = None
+
+
+# What an SFTP operation raises when the connection under it is lost (a read that timed out, a channel cut off),
+# and the errors of the file itself (OSError: no such file, no permission).
+_CONNECTION_ERRORS = (TimeoutError, EOFError, paramiko.SSHException)
+_FILE_ERRORS = (*_CONNECTION_ERRORS, OSError)
+
+
+def _file_error(what: str, exc: BaseException) -> TransportError:
+    """A lost connection (the attempt waits for the host and retries) or another error, with the exception's type
+    where it has no message (a bare socket timeout)."""
+    kind = ConnectionLost if isinstance(exc, _CONNECTION_ERRORS) else TransportError
+    return kind(f"{what}: {str(exc) or type(exc).__name__}")
 
 
 def _close_unanswered(channel: paramiko.Channel, gave_up: threading.Event) -> None:

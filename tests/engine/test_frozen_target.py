@@ -18,7 +18,7 @@ from tests.sshd import SshServer, sshd_server
 from workers.host_wait import HostPatience
 from workers.runner import run_trial
 from workers.spec import TrialOutcome, TrialSpec
-from workers.transport import SSHTransport, connect
+from workers.transport import ConnectionLost, SSHTransport, connect
 
 pytestmark = pytest.mark.slow
 
@@ -141,3 +141,14 @@ def test_a_host_frozen_past_the_patience_fails_fast_and_the_next_attempt_stops_w
     assert not any(note.startswith("cleanup: could not") for note in outcome.notes), outcome.notes
     assert gave_up_after < SHORT_PATIENCE.limit_s + 90
     assert again.ok, again.error
+
+
+def test_a_file_operation_on_a_frozen_host_is_a_lost_connection_that_says_so(monkeypatch):
+    """An SFTP read that times out (a bare socket timeout, no message) is a lost connection, which the attempt waits
+    out, and its message names the timeout."""
+    monkeypatch.setattr(SSHTransport, "SFTP_IDLE_TIMEOUT_S", 1)
+    with sshd_server("frozen") as server, connect(server.spec) as transport:
+        assert transport.exists(server.spec.work_dir)
+        with frozen(server), pytest.raises(ConnectionLost) as raised:
+            transport.exists(server.spec.work_dir)
+    assert str(raised.value) == f"cannot stat {server.spec.work_dir} on 127.0.0.1: TimeoutError"
