@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 def concurrently(*calls: Callable[[], object]) -> list[object]:
     """Call each in its own thread; returns their results in order, or raises the first error.
 
-    Commands may run side by side on one SSH connection (each has its own channel), but paramiko's
-    SFTP client is not thread-safe (paramiko issues #718, #1836): at most one call may move files.
+    Commands run side by side on one SSH connection (each has its own channel); file calls take turns on the
+    transport's one SFTP channel (SSHTransport's lock).
     """
     if not calls:
         return []

@@ -119,6 +119,10 @@ class SSHTransport(Transport):
         super().__init__(host)
         self._client: paramiko.SSHClient | None = None
         self._sftp: paramiko.SFTPClient | None = None
+        # paramiko's SFTP client is not thread-safe (paramiko #718, #1836): two threads' requests on its one channel
+        # read each other's answers, and one waits for an answer already taken. Commands need no lock (each has its
+        # own channel); file calls take turns.
+        self._sftp_lock = threading.Lock()
         self._connect()
 
     def _connect(self) -> None:
@@ -229,7 +233,7 @@ class SSHTransport(Transport):
         self._ensure_parent(remote_path)
         try:
             # The mode is set before the content is written: a secret is never readable by others.
-            with self._sftp_client().open(remote_path, "wb") as remote:
+            with self._sftp_lock, self._sftp_client().open(remote_path, "wb") as remote:
                 remote.chmod(mode)
                 remote.write(data)
         except _FILE_ERRORS as exc:
@@ -238,23 +242,26 @@ class SSHTransport(Transport):
     def put_file(self, local_path: str, remote_path: str) -> None:
         self._ensure_parent(remote_path)
         try:
-            sftp = self._sftp_client()
-            sftp.put(local_path, remote_path)
-            sftp.chmod(remote_path, os.stat(local_path).st_mode & 0o777)
+            with self._sftp_lock:
+                sftp = self._sftp_client()
+                sftp.put(local_path, remote_path)
+                sftp.chmod(remote_path, os.stat(local_path).st_mode & 0o777)
         except _FILE_ERRORS as exc:
             raise _file_error(f"cannot upload {local_path} to {remote_path} on {self.host.address}", exc) from exc
 
     def get_bytes(self, remote_path: str) -> bytes:
         buffer = io.BytesIO()
         try:
-            self._sftp_client().getfo(remote_path, buffer)
+            with self._sftp_lock:
+                self._sftp_client().getfo(remote_path, buffer)
         except _FILE_ERRORS as exc:
             raise _file_error(f"cannot read {remote_path} on {self.host.address}", exc) from exc
         return buffer.getvalue()
 
     def exists(self, remote_path: str) -> bool:
         try:
-            self._sftp_client().stat(remote_path)
+            with self._sftp_lock:
+                self._sftp_client().stat(remote_path)
         except FileNotFoundError:
             return False
         except _FILE_ERRORS as exc:

@@ -80,6 +80,37 @@ def test_it_uploads_a_local_file(ssh_transport, ssh_target, tmp_path):
     assert ssh_transport.get_bytes(f"{ssh_target.work_dir}/scripts/script.sql") == b"SELECT 1;\n"
 
 
+def test_file_calls_from_many_threads_on_one_connection_each_get_their_own_answer(
+    ssh_transport, ssh_target, monkeypatch
+):
+    """The runner's steps run side by side (workers/parallel.py) on one transport; paramiko's SFTP client would let
+    two threads read each other's answers, and one then waits for an answer already taken (seen: a stat that hung
+    120 s)."""
+    monkeypatch.setattr(SSHTransport, "SFTP_IDLE_TIMEOUT_S", 5)  # a lost answer fails the test in seconds
+    paths = [f"{ssh_target.work_dir}/threads/{number}" for number in range(8)]
+    for number, path in enumerate(paths):
+        ssh_transport.put_bytes(str(number).encode() * (number + 1), path)
+    answers: dict[int, list[object]] = {}
+
+    def read_and_stat(number: int) -> None:
+        answers[number] = [
+            (
+                ssh_transport.get_bytes(paths[number]),
+                ssh_transport.exists(paths[number]),
+                ssh_transport.exists(f"{paths[number]}.not"),
+            )
+            for _ in range(25)
+        ]
+
+    threads = [threading.Thread(target=read_and_stat, args=(number,)) for number in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads)
+    assert answers == {number: [(str(number).encode() * (number + 1), True, False)] * 25 for number in range(8)}
+
+
 def test_it_reuses_one_connection_for_many_commands(ssh_transport):
     first = ssh_transport._client.get_transport()
     for _ in range(5):
