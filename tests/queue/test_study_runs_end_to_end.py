@@ -45,7 +45,7 @@ def test_a_study_queued_from_the_form_runs_on_a_worker_and_fills_the_csvs(
     assert study.status == Study.Status.DONE, attempt_history(study)
     assert len(trials) == 2 * 2 * 2
     assert all(trial.status == Trial.Status.SUCCEEDED and trial.tps > 0 for trial in trials)
-    assert all(trial.attempts == 1 for trial in trials)
+    assert all(trial.attempts == 1 for trial in trials), attempt_history(study)
     assert [trial.started_at for trial in trials] == sorted(trial.started_at for trial in trials)
     assert {trial.server_version.split(".")[0] for trial in trials} == {debian.major, archive.major}
     assert all(trial.pgbench_version.startswith("15") and "pgbench" in trial.command for trial in trials)
