@@ -23,7 +23,7 @@ def test_without_a_history_three_runs_cannot_tell_and_the_page_is_offered_a_cap(
     power = design_power(QUIET_NOISE_CHECK, Design(3), 0.02)
     assert power.smallest_callable is None and power.runs == 3
     # 6 runs a side: (t(0.975, 10) + z(0.8)) * 1% * sqrt(2/6) = 1.77% <= log(1.02) = 1.98%; at 5, 1.99%
-    assert power.runs_needed == 6 and power.cap_offered == 6
+    assert power.runs_needed == 6 and power.cap_offered == 6 and power.cap_calls_threshold
     assert design_power(QUIET_HISTORY, Design(3), 0.02).cap_offered is None
 
 

@@ -291,6 +291,20 @@ def test_the_memory_refusal_is_in_japanese_too(client, member, setup_rows):
     assert "40.0 GiB" in response.content.decode() and "共有メモリ" in response.content.decode()
 
 
+def test_on_a_noisy_host_the_preview_says_the_offered_cap_only_draws_an_interval(client, member, setup_rows):
+    """With a 10% spread and no history, 4 runs a side draw a rank interval, but no cap up to 20 calls 2%: the
+    preview must not promise a verdict there."""
+    host, reference = setup_rows["local"], setup_rows["reference"]
+    host.noise_check = {"verdict": "noisy", "facts": {"micro_cv": 0.10}}
+    host.save()
+    response = post(client, valid_data(setup_rows, scenarios=[reference.pk]), action="preview")
+    (row,) = response.context["preview"]["power"]
+    assert (row.power.cap_offered, row.power.cap_calls_threshold, row.power.runs_needed) == (4, False, None)
+    page = response.content.decode()
+    assert "Adaptive repetitions up to 4 would draw an interval, but one too wide at this spread" in page
+    assert "would reach one" not in page
+
+
 def test_the_preview_says_what_the_design_can_tell_from_the_hosts_history_or_its_noise_check(
     client, member, setup_rows
 ):

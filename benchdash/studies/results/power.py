@@ -49,13 +49,15 @@ class ExpectedSpread:
 @dataclass(frozen=True)
 class DesignPower:
     """The figures of one scenario: the smallest gain the planned runs call (None: no verdict possible), the runs
-    a side the threshold needs, and the adaptive cap offered where the plan cannot tell (None: not needed)."""
+    a side the threshold needs, and the adaptive cap offered where the plan cannot tell (None: not needed), which
+    either calls the threshold at 80% power or only draws an interval at all (cap_calls_threshold)."""
 
     spread: ExpectedSpread
     runs: int
     smallest_callable: float | None
     runs_needed: int | None
     cap_offered: int | None
+    cap_calls_threshold: bool = False
 
 
 def design_power(spread: ExpectedSpread, design: Design, threshold: float) -> DesignPower:
@@ -63,8 +65,8 @@ def design_power(spread: ExpectedSpread, design: Design, threshold: float) -> De
     runs = design.looks[-1]
     smallest = smallest_callable(spread, runs, threshold, design.final_confidence)
     needed = runs_needed(spread, threshold)
-    offered = None if smallest is not None else cap_reaching(spread, design.planned, threshold)
-    return DesignPower(spread, runs, smallest, needed, offered)
+    offered, calls = (None, False) if smallest is not None else cap_reaching(spread, design.planned, threshold)
+    return DesignPower(spread, runs, smallest, needed, offered, calls)
 
 
 def smallest_callable(spread: ExpectedSpread, runs: int, threshold: float, confidence: float) -> float | None:
@@ -91,18 +93,19 @@ def _half_width(spread: ExpectedSpread, runs: int, quantile: float) -> float:
     return (quantile + Z_POWER) * spread.sigma * math.sqrt(2 / runs)
 
 
-def cap_reaching(spread: ExpectedSpread, planned: int, threshold: float) -> int | None:
-    """The adaptive cap to offer where the plan cannot tell: the smallest whose last look's interval at 80% power is
-    no wider than the threshold (as runs_needed), else the smallest at which an interval exists at all."""
+def cap_reaching(spread: ExpectedSpread, planned: int, threshold: float) -> tuple[int | None, bool]:
+    """The adaptive cap to offer where the plan cannot tell, and whether it calls the threshold: the smallest whose
+    last look's interval at 80% power is no wider than the threshold (as runs_needed), True; else the smallest at
+    which an interval exists at all, False."""
     reachable = None
     for cap in range(max(planned, 1) + 1, MAX_RUNS + 1):
         quantile = interval_quantile(spread, cap, Design(planned, cap).final_confidence)
         if quantile is None:
             continue
         if _half_width(spread, cap, quantile) <= math.log(1 + threshold):
-            return cap
+            return cap, True
         reachable = reachable or cap
-    return reachable
+    return reachable, False
 
 
 def interval_quantile(spread: ExpectedSpread, runs: int, confidence: float) -> float | None:
