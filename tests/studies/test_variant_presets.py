@@ -107,3 +107,12 @@ def test_a_vary_option_replaces_only_the_preset_s_axis_of_its_name(lab):
     study = Study.objects.get(title="narrowed")
     variants = set(study.variants.values_list("db_host__name", "cpus", "data_checksums"))
     assert variants == {(host, 4, checksums) for host in ("physical", "kvm-guest") for checksums in (False, True)}
+
+
+@pytest.mark.django_db
+def test_a_preset_s_study_is_named_after_the_preset_unless_titled(lab):
+    call_command(
+        "queue_study", "--preset", "pgecons-2014-checksums", "--builds", "pg15", "--host", "lab", stdout=io.StringIO()
+    )
+    preset = StudyPreset.objects.get(slug="pgecons-2014-checksums")
+    assert Study.objects.get().title == f"{preset.name}: 15.20"

@@ -168,7 +168,7 @@ class Command(BaseCommand):
         data = QueryDict(mutable=True)
         data.update(
             {
-                "title": options["title"] or _default_title(options["builds"], builds),
+                "title": options["title"] or _default_title(options["builds"], builds, preset),
                 "year": options["year"],
                 "db_host": str(db_host.pk),
                 "client_host": str(client_host.pk),
@@ -252,9 +252,11 @@ class Command(BaseCommand):
             ) from error
 
 
-def _default_title(text: str, builds: list[Build]) -> str:
-    """A range of minors is named by its ends as given ('17.0..17.10'); builds by their versions ('15.0 vs 13.4')."""
-    return f"PostgreSQL {text.strip()}" if ".." in text else " vs ".join(build.version for build in builds)
+def _default_title(text: str, builds: list[Build], preset: StudyPreset | None) -> str:
+    """A range of minors is named by its ends as given ('17.0..17.10'); builds by their versions ('15.0 vs 13.4');
+    a preset's study by the preset's name before them."""
+    versions = f"PostgreSQL {text.strip()}" if ".." in text else " vs ".join(build.version for build in builds)
+    return f"{preset.name}: {versions}" if preset else versions
 
 
 def _version_order(build: Build) -> int:
