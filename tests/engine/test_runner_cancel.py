@@ -87,6 +87,16 @@ def proc_status(pid: int) -> dict[str, str] | None:
     return dict(line.split(":\t", 1) for line in lines if ":\t" in line)
 
 
+def process_line(pid: int) -> str:
+    """pid, command line and /proc/<pid>/stat's state, parent, group and session, for a failure's message."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        state, parent, group, session = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[:4]
+    except OSError as error:
+        return f"{pid}: {error}"
+    return f"{pid} {cmdline!r} state {state} parent {parent} group {group} session {session}"
+
+
 def stopped_or_gone(pid: int) -> bool:
     status = proc_status(pid)
     return status is None or status["State"].startswith(("T", "Z", "X"))
@@ -119,6 +129,7 @@ class Canceller:
         self.cancelled = threading.Event()
         self.cancelled_at = 0.0
         self.seen: list[str] = []
+        self.not_paused: list[str] = []
         self.done = threading.Event()
         self.thread = threading.Thread(target=self.watch, daemon=True)
 
@@ -134,7 +145,14 @@ class Canceller:
     def pause_until_signalled(self, group: int, command: int) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(group, signal.SIGSTOP)
+        # Once (a full run, 27 Nov) the command never read stopped and the runner's initdb waited out its 600 s: say
+        # what the processes were instead, and let the group go on.
+        paused_by = time.monotonic() + self.RESUME_AFTER_S
         while not stopped_or_gone(command):
+            if time.monotonic() > paused_by:
+                self.not_paused = [process_line(pid) for pid in (group, command)]
+                os.killpg(group, signal.SIGCONT)
+                return
             time.sleep(0.001)
         with contextlib.suppress(OSError):  # a command over already is seen as nothing
             self.seen = Path(f"/proc/{command}/cmdline").read_bytes().decode("utf-8", "replace").split("\0")[:-1]
@@ -156,6 +174,7 @@ class Canceller:
             self.outcome = run_trial(spec, transport, should_cancel=self.should_cancel)
         finally:
             self.done.set()
+        assert not self.not_paused, f"SIGSTOP did not pause the command: {self.not_paused}"
         assert self.cancelled.is_set(), f"the step never showed up; the trial ended with {self.outcome.error!r}"
         return time.monotonic() - self.cancelled_at
 
