@@ -7,8 +7,13 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchdash.settings")
+    import django
     from django.core.management import execute_from_command_line
 
+    django.setup()
+    from benchdash.terminal_language import activate_terminal_language
+
+    activate_terminal_language()  # commands speak the terminal's language, not always LANGUAGE_CODE's
     execute_from_command_line(sys.argv)
 
 
