@@ -18,7 +18,8 @@ import shlex
 import socket
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 import paramiko
 
@@ -229,43 +230,40 @@ class SSHTransport(Transport):
             self._sftp.get_channel().settimeout(self.SFTP_IDLE_TIMEOUT_S)  # type: ignore[union-attr]
         return self._sftp
 
+    @contextmanager
+    def _file_call(self, what: str) -> Iterator[paramiko.SFTPClient]:
+        """The SFTP client for one file call: calls take turns (the lock), and a failure says what was tried."""
+        try:
+            with self._sftp_lock:
+                yield self._sftp_client()
+        except _FILE_ERRORS as exc:
+            raise _file_error(f"{what} on {self.host.address}", exc) from exc
+
     def put_bytes(self, data: bytes, remote_path: str, mode: int = 0o644) -> None:
         self._ensure_parent(remote_path)
-        try:
-            # The mode is set before the content is written: a secret is never readable by others.
-            with self._sftp_lock, self._sftp_client().open(remote_path, "wb") as remote:
-                remote.chmod(mode)
-                remote.write(data)
-        except _FILE_ERRORS as exc:
-            raise _file_error(f"cannot write {remote_path} on {self.host.address}", exc) from exc
+        # The mode is set before the content is written: a secret is never readable by others.
+        with self._file_call(f"cannot write {remote_path}") as sftp, sftp.open(remote_path, "wb") as remote:
+            remote.chmod(mode)
+            remote.write(data)
 
     def put_file(self, local_path: str, remote_path: str) -> None:
         self._ensure_parent(remote_path)
-        try:
-            with self._sftp_lock:
-                sftp = self._sftp_client()
-                sftp.put(local_path, remote_path)
-                sftp.chmod(remote_path, os.stat(local_path).st_mode & 0o777)
-        except _FILE_ERRORS as exc:
-            raise _file_error(f"cannot upload {local_path} to {remote_path} on {self.host.address}", exc) from exc
+        with self._file_call(f"cannot upload {local_path} to {remote_path}") as sftp:
+            sftp.put(local_path, remote_path)
+            sftp.chmod(remote_path, os.stat(local_path).st_mode & 0o777)
 
     def get_bytes(self, remote_path: str) -> bytes:
         buffer = io.BytesIO()
-        try:
-            with self._sftp_lock:
-                self._sftp_client().getfo(remote_path, buffer)
-        except _FILE_ERRORS as exc:
-            raise _file_error(f"cannot read {remote_path} on {self.host.address}", exc) from exc
+        with self._file_call(f"cannot read {remote_path}") as sftp:
+            sftp.getfo(remote_path, buffer)
         return buffer.getvalue()
 
     def exists(self, remote_path: str) -> bool:
-        try:
-            with self._sftp_lock:
-                self._sftp_client().stat(remote_path)
-        except FileNotFoundError:
-            return False
-        except _FILE_ERRORS as exc:
-            raise _file_error(f"cannot stat {remote_path} on {self.host.address}", exc) from exc
+        with self._file_call(f"cannot stat {remote_path}") as sftp:
+            try:
+                sftp.stat(remote_path)
+            except FileNotFoundError:
+                return False
         return True
 
     def _ensure_parent(self, remote_path: str) -> None:
