@@ -64,9 +64,9 @@ def started_command(wrapper: int) -> int | None:
     child is still a copy of the wrapper, or the `mv` that put the pid file in place: a signal then would reach the
     wrapper, whose trap swallows it, and the command would start after the runner's stop (which waits out its
     grace, about 6 s, seen on a loaded CI)."""
+    children = children_of(wrapper)
+    command = children[0] if children else None
     try:
-        children = Path(f"/proc/{wrapper}/task/{wrapper}/children").read_text().split()
-        command = int(children[0]) if children else None
         return (
             command
             if command and Path(f"/proc/{command}/comm").read_text().strip() not in WRAPPER_OWN_COMMANDS
@@ -74,6 +74,13 @@ def started_command(wrapper: int) -> int | None:
         )
     except OSError:
         return None
+
+
+def children_of(pid: int) -> list[int]:
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
 
 
 SIGSTOP_BIT = 1 << (signal.SIGSTOP - 1)
@@ -100,6 +107,19 @@ def process_line(pid: int) -> str:
 def stopped_or_gone(pid: int) -> bool:
     status = proc_status(pid)
     return status is None or status["State"].startswith(("T", "Z", "X"))
+
+
+def paused(pid: int) -> bool:
+    """Stopped or gone, or asleep (D) under a child that is stopped: a vfork's parent. SIGSTOP can catch the group
+    between a vfork and the child's exec (initdb starting postgres: a full run on 27 Nov), and the parent then sleeps
+    uninterruptibly, never stopped, until its child goes on; it cannot go on before it either."""
+    if stopped_or_gone(pid):
+        return True
+    return state_of(pid) == "D" and any(state_of(child) == "T" for child in children_of(pid))
+
+
+def state_of(pid: int) -> str:
+    return (proc_status(pid) or {}).get("State", "")[:1]
 
 
 def signal_pending(pid: int) -> bool:
@@ -145,12 +165,11 @@ class Canceller:
     def pause_until_signalled(self, group: int, command: int) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(group, signal.SIGSTOP)
-        # Once (a full run, 27 Nov) the command never read stopped and the runner's initdb waited out its 600 s: say
-        # what the processes were instead, and let the group go on.
+        # Should the command never read paused, say what the processes were, and let the group go on.
         paused_by = time.monotonic() + self.RESUME_AFTER_S
-        while not stopped_or_gone(command):
+        while not paused(command):
             if time.monotonic() > paused_by:
-                self.not_paused = [process_line(pid) for pid in (group, command)]
+                self.not_paused = [process_line(pid) for pid in (group, command, *children_of(command))]
                 os.killpg(group, signal.SIGCONT)
                 return
             time.sleep(0.001)
