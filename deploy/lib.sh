@@ -46,7 +46,7 @@ missing_packages() {
   # the report PDF embeds a Japanese font (benchdash/reports/pdf.py); the browser draws Japanese pages with it too
   [ -f /usr/share/fonts/opentype/ipaexfont-gothic/ipaexg.ttf ] || missing+=(fonts-ipaexfont-gothic)
   command -v pdftoppm >/dev/null || missing+=(poppler-utils)  # tests/reports/ turn the report's PDF pages into PNG
-  command -v runuser >/dev/null || missing+=(util-linux)
+  { command -v runuser && command -v setpriv; } >/dev/null || missing+=(util-linux)  # setpriv: a root worker on local
   command -v sudo >/dev/null || missing+=(sudo)  # the app's account reaches the clusters' account (below)
   python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
   echo "${missing[@]:-}"
