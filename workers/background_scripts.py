@@ -147,9 +147,12 @@ touch "$1/$2.out" "$1/$2.err"
 
 # $1 path, $2 octal mode; the content comes on stdin. The mode is set before the content arrives,
 # so a secret (a cluster's password) is never readable by others, not even for a moment.
+# The shell's own tests and expansions where they do: the local target runs this for every file it writes.
 WRITE_FILE = r"""
 umask 077
-mkdir -p "$(dirname -- "$1")" && : > "$1" && chmod "$2" "$1" && cat > "$1"
+case $1 in */*) dir=${1%/*} ;; *) dir=. ;; esac
+[ -d "${dir:-/}" ] || mkdir -p -- "$dir" || exit
+: > "$1" && chmod "$2" "$1" && cat > "$1"
 """
 
 
