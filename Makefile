@@ -43,12 +43,12 @@ imports: need-venv
 check: lint imports
 	.venv/bin/pytest -m "not servers" -q
 
-# Three pytest-xdist workers: most of the slow tests wait on real processes (workers, pgbench, timeouts), so three run
-# side by side even on two cores (the cores were 33% busy with two); each worker has its own test database and Redis db
-# (tests/queue/conftest.py).
+# Four pytest-xdist workers: most of the slow tests wait on real processes (workers, pgbench, timeouts), so four run
+# side by side even on two cores (pytest 564 s against 597 s with three, docs/TESTS.md); each worker has its own test
+# database and Redis db (tests/queue/conftest.py).
 # worksteal: a worker that runs out takes tests queued behind a long one on another (docs/TESTS.md).
 test: setup lint imports
-	.venv/bin/pytest -n 3 --dist worksteal
+	.venv/bin/pytest -n 4 --dist worksteal
 
 stop:
 	@bash deploy/setup.sh stop

@@ -35,8 +35,8 @@ put_temporary_files_in_memory()
 def pytest_configure(config: pytest.Config) -> None:
     """Each pytest-xdist worker leads a session of its own. Linux's autogroup scheduler (where
     /proc/sys/kernel/sched_autogroup_enabled is 1) shares the CPU among sessions, not processes, and every Celery
-    worker, server and pgbench the tests start has a session of its own: the three workers, in their controller's
-    session, got one share among those, a third each. Three busy loops in one session ran 4.2 million rounds each in
+    worker, server and pgbench the tests start has a session of its own: the workers, in their controller's session,
+    got one share among those (a third each, with three). Three busy loops in one session ran 4.2 million rounds each in
     4 s on a 2-core machine beside three in sessions of their own, which ran 13 million each."""
     if hasattr(config, "workerinput"):
         with contextlib.suppress(OSError):  # already a session's leader
