@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.db import models
 
 from benchdash.changes.models import Acknowledgement, Bisect, BisectStep, ChangePoint
 
@@ -7,6 +8,7 @@ class AcknowledgementInline(admin.StackedInline):
     model = Acknowledgement
     extra = 0
     readonly_fields = ["by", "at"]
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
 
 @admin.register(ChangePoint)

@@ -10,6 +10,9 @@ from benchdash.studies.models import Scenario, Study
 class AcknowledgeForm(forms.ModelForm):
     """Known (a note or a link says what it is) or noise."""
 
+    # A link given without its scheme is read as https, as Django 6 will read every one.
+    link = forms.URLField(label=_("link"), required=False, assume_scheme="https")
+
     class Meta:
         model = Acknowledgement
         fields = ["kind", "note", "link"]

@@ -54,9 +54,10 @@ def test_a_member_with_the_permission_marks_a_change_known_and_it_is_no_longer_n
     assert response.status_code == 400
     assert not Acknowledgement.objects.exists()
 
-    client.post(url, {"kind": "known", "note": "", "link": "https://git.postgresql.org/c/abc"})
+    client.post(url, {"kind": "known", "note": "", "link": "git.postgresql.org/c/abc"})
     acknowledgement = Acknowledgement.objects.get()
     assert (acknowledgement.kind, acknowledgement.by) == ("known", member)
+    assert acknowledgement.link == "https://git.postgresql.org/c/abc"  # a link given without its scheme
     assert not ChangePoint.objects.new().exists()
     listed = page(client, reverse("changes:list"))
     assert "17.2 → 17.3" in listed and "git.postgresql.org/c/abc" in listed
