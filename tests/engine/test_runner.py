@@ -1,6 +1,7 @@
 """run_trial end to end on real targets: an sshd on 127.0.0.1 and the worker's own machine, Debian's PostgreSQL.
 
-Each trial runs pgbench for 2-3 s at scale 1.
+Each trial runs pgbench for 2-3 s at scale 1; the reference scenario paced (tests/queue/support.paced), since these
+tests are about the runner, not the workload: its real script runs through the queue tests' studies.
 """
 
 import json
@@ -13,6 +14,7 @@ import pytest
 
 from benchdash.studies.lifecycle.specs import spec_from_row
 from benchdash.studies.presets import SCENARIOS
+from tests.queue.support import paced
 from workers.pgbench import parse_pgbench_output
 from workers.runner import run_trial
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
@@ -24,7 +26,8 @@ PRESETS = {preset.slug: preset for preset in SCENARIOS}
 
 
 def scenario(slug: str) -> ScenarioSpec:
-    return spec_from_row(ScenarioSpec, PRESETS[slug])
+    preset = spec_from_row(ScenarioSpec, PRESETS[slug])
+    return replace(preset, script=paced(preset.script)) if slug == "pgecons-reference" else preset
 
 
 def trial(host: HostSpec, build: BuildSpec, slug: str = "pgecons-reference", **changes: object) -> TrialSpec:

@@ -87,11 +87,16 @@ def paced_reference_scenario() -> Scenario:
     running when a fault comes (a killed worker, a cancel, an outage): the reference script keeps a core busy for
     the whole run, and those runs of 4 to 60 s took it from the rest of the suite. The same data, reset and
     prewarm; pgbench still measures (about 45 transactions a second for each client)."""
-    paced = Scenario.objects.get(slug="pgecons-reference")
-    paced.pk, paced.slug, paced.name = None, "paced-reference", f"{paced.name}, paced"
-    paced.script = f"{paced.script.rstrip()}\n\\sleep 20 ms\n"
-    paced.save()
-    return paced
+    scenario = Scenario.objects.get(slug="pgecons-reference")
+    scenario.pk, scenario.slug, scenario.name = None, "paced-reference", f"{scenario.name}, paced"
+    scenario.script = paced(scenario.script)
+    scenario.save()
+    return scenario
+
+
+def paced(script: str) -> str:
+    """A pgbench script with a 20 ms pause after each transaction: pgbench runs, and leaves the cores to the rest."""
+    return f"{script.rstrip()}\n\\sleep 20 ms\n"
 
 
 def queue_reference_study_and_wait_for_pgbench(
