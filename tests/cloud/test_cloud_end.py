@@ -17,7 +17,7 @@ from benchdash.cloud.models import CloudInstance, CloudStudy
 from benchdash.studies.lifecycle import services
 from benchdash.studies.models import Study, Trial
 from tests.cloud.conftest import REGION, make_template, queue_cloud_study
-from tests.queue.support import register_build, wait_for
+from tests.queue.support import paced_reference_scenario, register_build, wait_for
 from workers.spec import HostSpec
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -48,7 +48,7 @@ def test_the_instances_are_terminated_once_the_study_is_done(
     ec2, cloud_stand_in, celery_processes, presets, installed_build
 ):
     template = make_template(ec2, cloud_stand_in, client_instance_type="")
-    cloud = queue_cloud_study(template, register_build(installed_build), [presets["pgecons-reference"]], ELSEWHERE)
+    cloud = queue_cloud_study(template, register_build(installed_build), [paced_reference_scenario()], ELSEWHERE)
 
     assert bring_up(cloud.pk) == CloudStudy.State.READY
     celery_processes.worker("cloud")  # its launch_cloud_study finds the instances launched already

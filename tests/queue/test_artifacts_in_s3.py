@@ -11,7 +11,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from benchdash.studies.models import Artifact, Study, Trial
-from tests.queue.support import form_data, register_build, register_host, wait_for
+from tests.queue.support import form_data, paced_reference_scenario, register_build, register_host, wait_for
 from tests.s3 import BUCKET, S3_CREDENTIALS
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -27,7 +27,7 @@ def test_a_real_trial_s_raw_files_go_to_the_bucket_and_download_through_the_app(
         host=host,
         builds=[build],
         baseline=build,
-        scenarios=[presets["pgecons-reference"]],
+        scenarios=[paced_reference_scenario()],
         clients="1",
         collect_wait_events="on",
     )

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from benchdash.studies.models import Artifact, Scenario, Study, Trial
-from tests.queue.support import register_build, register_host, wait_for
+from tests.queue.support import paced_reference_scenario, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -25,14 +25,15 @@ def test_a_failing_trial_is_retried_then_failed_and_can_be_run_again(
 ):
     register_host(local_target)
     build = register_build(installed_build)
-    args = ["--builds", build.major, "--scenarios", "broken,pgecons-reference", "--clients", "1", "--repetitions", "1"]
+    paced_reference_scenario()
+    args = ["--builds", build.major, "--scenarios", "broken,paced-reference", "--clients", "1", "--repetitions", "1"]
     with pytest.raises(CommandError) as raised:
         call_command("queue_study", *args, "--duration", "2", "--wait", stdout=io.StringIO(), stderr=io.StringIO())
     assert raised.value.returncode == 1
 
     study = Study.objects.get(kind=Study.Kind.MEASURED)
     broken = study.trials.get(scenario=broken_scenario)
-    good = study.trials.get(scenario__slug="pgecons-reference")
+    good = study.trials.get(scenario__slug="paced-reference")
     assert study.status == Study.Status.FAILED
     assert (broken.status, broken.attempts, broken.tps) == (Trial.Status.FAILED, 2, None)
     assert broken.error.startswith("attempt 2: ")

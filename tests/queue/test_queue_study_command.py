@@ -8,13 +8,13 @@ from django.core.management import CommandError, call_command
 from django.utils import translation
 
 from benchdash.studies.models import Study, Trial
-from tests.queue.support import register_build, register_host
+from tests.queue.support import paced_reference_scenario, register_build, register_host
 
 pytestmark = pytest.mark.django_db(transaction=True)
 # What is refused never reaches the queue: those tests need no commit, and skip the flush of every table after each.
 REFUSED = pytest.mark.django_db
 
-ARGS = ["--host", "local", "--scenarios", "pgecons-reference", "--clients", "1,2", "--repetitions", "1"]
+ARGS = ["--host", "local", "--scenarios", "paced-reference", "--clients", "1,2", "--repetitions", "1"]
 
 
 def queue_study(*args: str) -> tuple[str, str]:
@@ -25,6 +25,7 @@ def queue_study(*args: str) -> tuple[str, str]:
 
 @pytest.fixture
 def local_rows(presets, local_target, installed_build):
+    paced_reference_scenario()
     return register_host(local_target), register_build(installed_build)
 
 

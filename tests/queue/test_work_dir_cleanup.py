@@ -18,6 +18,7 @@ from benchdash.queue.tasks import sweep_work_dirs
 from benchdash.studies.models import Study, Trial
 from tests.queue.support import (
     form_data,
+    paced_reference_scenario,
     process_alive,
     queue_reference_study_and_wait_for_pgbench,
     register_build,
@@ -78,7 +79,7 @@ def test_a_study_that_ends_leaves_no_cluster_and_the_host_notes_its_work_dir(
     client, member, presets, shared_worker, local_target, installed_build
 ):
     host, build = register_host(local_target), register_build(installed_build)
-    study = _run_study(client, host, build, presets["pgecons-reference"])
+    study = _run_study(client, host, build, paced_reference_scenario())
     ended = time.monotonic()
 
     wait_for(lambda: _clusters(host.work_dir) == {}, CLEARED_WITHIN_S, "the study's cluster to go")
@@ -114,7 +115,7 @@ def test_kept_data_stays_through_the_sweep_until_a_member_clears_the_host(
     client, member, presets, shared_worker, local_target, installed_build
 ):
     host, build = register_host(local_target), register_build(installed_build)
-    study = _run_study(client, host, build, presets["pgecons-reference"], keep_data="on")
+    study = _run_study(client, host, build, paced_reference_scenario(), keep_data="on")
     gone_study = _leftover_cluster(host.work_dir, "gone-study-s1-f100", study_id=study.pk + 1000)
     assert study.status == Study.Status.DONE and study.keep_data
     wait_for(lambda: Host.objects.get(pk=host.pk).work_dir_measured_at, 10, "the clean-up after the study")
