@@ -54,6 +54,7 @@ class LocalTransport(Transport):
     def __init__(self, host: HostSpec, run_as: str | None = None) -> None:
         super().__init__(host)
         self.run_as = run_as if run_as is not None else local_run_user()
+        self._switch = self._prefix()  # once: the account's ids are looked up for every command otherwise
 
     def _prefix(self) -> list[str]:
         if not self.run_as:
@@ -72,7 +73,7 @@ class LocalTransport(Transport):
         cwd: str | None = None,
         input: bytes | None = None,  # noqa: A002
     ) -> CommandResult:
-        command = self._prefix() + self.command_line(argv, timeout=timeout, env=env)
+        command = self._switch + self.command_line(argv, timeout=timeout, env=env)
         started = time.monotonic()
         process = subprocess.Popen(  # noqa: S603 (an argument list, no shell)
             command,
