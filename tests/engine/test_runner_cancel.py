@@ -104,18 +104,16 @@ def process_line(pid: int) -> str:
     return f"{pid} {cmdline!r} state {state} parent {parent} group {group} session {session}"
 
 
-def stopped_or_gone(pid: int) -> bool:
-    status = proc_status(pid)
-    return status is None or status["State"].startswith(("T", "Z", "X"))
+# /proc/<pid>/status's state letter of a stopped or ended process; "" when it is gone.
+STOPPED_OR_GONE = ("T", "Z", "X", "")
 
 
 def paused(pid: int) -> bool:
     """Stopped or gone, or asleep (D) under a child that is stopped: a vfork's parent. SIGSTOP can catch the group
     between a vfork and the child's exec (initdb starting postgres: a full run on 27 Nov), and the parent then sleeps
     uninterruptibly, never stopped, until its child goes on; it cannot go on before it either."""
-    if stopped_or_gone(pid):
-        return True
-    return state_of(pid) == "D" and any(state_of(child) == "T" for child in children_of(pid))
+    state = state_of(pid)
+    return state in STOPPED_OR_GONE or (state == "D" and any(state_of(child) == "T" for child in children_of(pid)))
 
 
 def state_of(pid: int) -> str:
