@@ -83,10 +83,10 @@ def process_alive(pid: int) -> bool:
 
 
 def paced_reference_scenario() -> Scenario:
-    """pgecons-reference with a 20 ms pause after each transaction, for the tests whose trials only have to be
-    running when a fault comes (a killed worker, a cancel, an outage): the reference script keeps a core busy for
-    the whole run, and those runs of 4 to 60 s took it from the rest of the suite. The same data, reset and
-    prewarm; pgbench still measures (about 45 transactions a second for each client)."""
+    """pgecons-reference with a 20 ms pause after each transaction, for the tests whose trials only have to run:
+    while a fault comes (a killed worker, a cancel, an outage), or to leave files, rows and clusters behind. The
+    reference script keeps a core busy for the whole run, taken from the rest of the suite. The same data, reset
+    and prewarm; pgbench still measures (about 45 transactions a second for each client)."""
     scenario = Scenario.objects.get(slug="pgecons-reference")
     scenario.pk, scenario.slug, scenario.name = None, "paced-reference", f"{scenario.name}, paced"
     scenario.script = paced(scenario.script)
