@@ -156,7 +156,8 @@ STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_FROM_SOURCE = env_bool("BENCHDASH_STATIC_FROM_SOURCE", DEBUG)
 WHITENOISE_AUTOREFRESH = WHITENOISE_USE_FINDERS = STATIC_FROM_SOURCE
 MEDIA_URL = "media/"
-MEDIA_ROOT = VAR_DIR / "media"
+# Raw trial files, where S3 is not used.
+MEDIA_ROOT = Path(env_str("BENCHDASH_MEDIA_ROOT", str(VAR_DIR / "media")))
 
 S3_BUCKET = env_str("BENCHDASH_S3_BUCKET", "")
 # Before each attempt the worker checks that MEDIA_ROOT has room for an outcome: the largest one of the study so far,

@@ -11,6 +11,7 @@ VAR="${BENCHDASH_VAR_DIR:-$ROOT/var}"
 # role's, admin-password the store's superuser's (set-up's alone), redis-password Redis's; benchdash/settings.py reads
 # store-password and redis-password into the default DATABASE_URL and REDIS_URL.
 SECRETS="${BENCHDASH_SECRETS_DIR:-$VAR/secrets}"
+MEDIA="${BENCHDASH_MEDIA_ROOT:-$VAR/media}"
 # The store's roles: the app's owns the app's databases and is no superuser (settings.py's default DATABASE_URL
 # names it); the superuser (initdb's) serves set-up alone.
 APP_ROLE=benchdash_app
@@ -222,13 +223,13 @@ ensure_var() {
 }
 
 # Under `make run` the web server, the worker and beat run as RUN_USER (deploy/as-run-user.sh): they write var/
-# (beat's schedule), var/media (raw trial files) and read var/secrets (settings.py's SECRET_KEY, the passwords) and
-# var/ssh (the keys the worker reaches targets with).
+# (beat's schedule), MEDIA (raw trial files, var/media unless BENCHDASH_MEDIA_ROOT says) and read var/secrets
+# (settings.py's SECRET_KEY, the passwords) and var/ssh (the keys the worker reaches targets with).
 ensure_var_dirs() {
   local dir
-  for dir in "$SECRETS" "$VAR/ssh" "$VAR/media"; do refuse_foreign "$dir" "$(var_owner)"; done
+  for dir in "$SECRETS" "$VAR/ssh" "$MEDIA"; do refuse_foreign "$dir" "$(var_owner)"; done
   as_var_owner sh -c 'umask 077 && mkdir -p "$1" "$2" && chmod 700 "$1" "$2" && mkdir -p "$3"' sh \
-    "$SECRETS" "$VAR/ssh" "$VAR/media" || die "could not make $SECRETS, $VAR/ssh and $VAR/media as $(var_owner)"
+    "$SECRETS" "$VAR/ssh" "$MEDIA" || die "could not make $SECRETS, $VAR/ssh and $MEDIA as $(var_owner)"
 }
 
 # --- Secrets ------------------------------------------------------------------------------------------------------

@@ -97,6 +97,18 @@ def static_files_as_in_static_dir(tmp_path_factory: pytest.TempPathFactory) -> I
 
 
 @pytest.fixture(scope="session", autouse=True)
+def media_of_its_own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Raw trial files in a folder of this pytest worker's own, and of the workers and servers it starts (they inherit
+    BENCHDASH_MEDIA_ROOT): the xdist workers' test databases hand out the same trial ids, and var/media holds `make
+    run`'s files under those names. A worker writes a trial's files under its id and removes those that no row of
+    its own names."""
+    media = tmp_path_factory.mktemp("media")
+    with override_settings(MEDIA_ROOT=media), pytest.MonkeyPatch.context() as environment:
+        environment.setenv("BENCHDASH_MEDIA_ROOT", str(media))
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def fast_password_hasher() -> Iterator[None]:
     """MD5 for the tests' passwords: the production hasher (PBKDF2, a million rounds) costs seconds a test on a slow
     machine at every create_user and login, and what it proves is Django's, not ours. Production settings keep it."""

@@ -21,6 +21,9 @@ CLUSTER_USER = "benchdash-clusters"
 OTHER_USER = "benchdash-other"
 APP_ROLE = "benchdash_app"
 ADMIN_ROLE = "benchdash"
+# What the tests' own processes are given (the test store and broker, a media folder of the pytest worker's own) and
+# set-up must not take for its var/'s.
+OWN_SETTINGS = ("DATABASE_URL", "REDIS_URL", "BENCHDASH_MEDIA_ROOT")
 
 
 class Services:
@@ -31,7 +34,7 @@ class Services:
         self.var.chmod(0o755)  # the store's account enters it
         self.pg_port, self.redis_port = free_port(), free_port()
         self.env = {
-            **{name: value for name, value in os.environ.items() if name not in ("DATABASE_URL", "REDIS_URL")},
+            **{name: value for name, value in os.environ.items() if name not in OWN_SETTINGS},
             "BENCHDASH_VAR_DIR": str(self.var),
             "BENCHDASH_PG_PORT": str(self.pg_port),
             "BENCHDASH_REDIS_PORT": str(self.redis_port),

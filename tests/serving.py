@@ -84,6 +84,7 @@ def gunicorn(transactional_db, tmp_path: Path) -> Iterator[Callable[..., WebServ
     def start(**settings: str) -> WebServer:
         var = tmp_path / f"web-{len(started)}-var"
         production = {"DEBUG": "false", "SECRET_KEY": secrets.token_urlsafe(50), "BENCHDASH_VAR_DIR": str(var)}
+        production["BENCHDASH_MEDIA_ROOT"] = str(var / "media")
         env = worker_env(test_broker_url(), **{**production, **settings})
         server = WebServer(env, tmp_path / f"web-{len(started)}.log")
         started.append(server)
