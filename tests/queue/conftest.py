@@ -41,6 +41,9 @@ FAST_CLOCKS = {
     "BENCHDASH_WORKER_HOSTS_REFRESH_S": "1",
     "DATABASE_CONN_MAX_AGE": "0",
 }
+# A worker runs Django's system checks at every start: 0.3 s of CPU, 68 starts a run. The suite runs them once
+# (tests/test_system_checks.py).
+NO_SYSTEM_CHECKS = {"CELERY_SKIP_CHECKS": "1"}
 
 
 def test_broker_url() -> str:
@@ -133,7 +136,8 @@ def worker_env(broker_url: str, **changes: str) -> dict[str, str]:
     db = connection.settings_dict
     credentials = f"{quote(db['USER'], safe='')}:{quote(db['PASSWORD'] or '', safe='')}"
     database_url = f"postgres://{credentials}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-    return {**os.environ, **FAST_CLOCKS, "DATABASE_URL": database_url, "REDIS_URL": broker_url, **changes}
+    urls = {"DATABASE_URL": database_url, "REDIS_URL": broker_url}
+    return {**os.environ, **FAST_CLOCKS, **NO_SYSTEM_CHECKS, **urls, **changes}
 
 
 class Processes:
