@@ -34,6 +34,7 @@ def test_a_worker_completes_a_task_over_tls_only_redis_and_store(tls_redis, tls_
             sweep_work_dirs.apply_async(connection=broker, ignore_result=True)
         queue = redis.Redis.from_url(tls_redis, ssl_cert_reqs="required")
         wait_for(lambda: queue.llen("host.tls-target"), 60, "the sweep's clean-up task in the host's queue")
+        wait_for(lambda: "succeeded" in worker.log("tls"), 30, "the sweep to end")  # stop_all kills, busy or not
     finally:
         worker.stop_all()
 
