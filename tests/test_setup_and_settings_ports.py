@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.deploy_services import OWN_SETTINGS
 from tests.sshd import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
-SERVICE_VARIABLES = ("DATABASE_URL", "REDIS_URL", "BENCHDASH_PG_PORT", "BENCHDASH_REDIS_PORT", "BENCHDASH_SECRETS_DIR")
+SERVICE_VARIABLES = (*OWN_SETTINGS, "BENCHDASH_PG_PORT", "BENCHDASH_REDIS_PORT", "BENCHDASH_SECRETS_DIR")
 # No password files there: the URLs carry none (tests/test_deploy_secrets.py tests them with).
 NO_SECRETS = "/nonexistent/benchdash-secrets"
 # What a process started with the environment sees: its settings' URLs and whether the store and Redis answer there.
