@@ -250,6 +250,10 @@ if not 0 < HOST_WAIT_LIMIT_S < TRIAL_TIME_LIMIT - TRIAL_SETUP_MARGIN_S:
         "BENCHDASH_HOST_WAIT_LIMIT_S must be above 0 and below "
         "BENCHDASH_TRIAL_TIME_LIMIT less BENCHDASH_TRIAL_SETUP_MARGIN_S"
     )
+# The noise check before a study (workers/preflight.py) samples every process's CPU time over this window.
+NOISE_SAMPLE_MS = env_int("BENCHDASH_NOISE_SAMPLE_MS", 1000)
+if not 100 <= NOISE_SAMPLE_MS <= 30_000:
+    raise ImproperlyConfigured("BENCHDASH_NOISE_SAMPLE_MS must be between 100 and 30000")
 CELERY_TASK_ALWAYS_EAGER = False
 # The DB hosts whose trials this worker takes (their queues host.<name>); empty: every registered host,
 # looked up again every WORKER_HOSTS_REFRESH_S seconds (benchdash/queue/worker_queues.py).

@@ -1,5 +1,6 @@
 """Bad values of the scale-out and fault settings stop start-up with the variable's name, before a worker takes
-any trial: the hosts a worker serves, and the delays and limit of waiting for an unreachable host."""
+any trial: the hosts a worker serves, the delays and limit of waiting for an unreachable host, and the noise check's
+window."""
 
 import subprocess
 import sys
@@ -12,6 +13,7 @@ BAD = {
     "BENCHDASH_HOST_WAIT_DELAYS_S=5,ten": "BENCHDASH_HOST_WAIT_DELAYS_S must be positive numbers",
     "BENCHDASH_HOST_WAIT_DELAYS_S=0,5": "BENCHDASH_HOST_WAIT_DELAYS_S must be positive numbers",
     "BENCHDASH_HOST_WAIT_LIMIT_S=3500": "BENCHDASH_HOST_WAIT_LIMIT_S must be above 0 and below",
+    "BENCHDASH_NOISE_SAMPLE_MS=50": "BENCHDASH_NOISE_SAMPLE_MS must be between 100 and 30000",
 }
 GOOD = "BENCHDASH_WORKER_HOSTS=target-1,target-2"
 

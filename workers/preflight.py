@@ -1,10 +1,11 @@
 """The noise check of a host before a study (and on demand): what on it would widen the run-to-run spread.
 
 One shell script, run on the target in one round trip, prints sections: CPU count, frequency governor, turbo,
-transparent huge pages, load average, memory and swap, two snapshots of every process's CPU time one second
-apart (the busy ones), swap traffic over that second, and the wall time of a short CPU-bound micro-run repeated
-MICRO_RUNS times. `parse_preflight` turns that text into facts, `noise_findings` into findings with a level, and
-`noise_verdict` into one of three plain verdicts. The study runs whatever the verdict says; it travels with it.
+transparent huge pages, load average, memory and swap, two snapshots of every process's CPU time a sampled window
+apart (a second by default; the busy ones), swap traffic over that window, and the wall time of a short CPU-bound
+micro-run repeated MICRO_RUNS times. `parse_preflight` turns that text into facts, `noise_findings` into findings
+with a level, and `noise_verdict` into one of three plain verdicts. The study runs whatever the verdict says; it
+travels with it.
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from workers.transport_base import Transport
 
 MICRO_RUNS = 10
 MICRO_LOOP = 300_000
-BUSY_PERCENT = 10.0  # a process using this much of one CPU during the sampled second is "busy"
+SAMPLE_MS = 1000  # the window between the two snapshots of the processes' CPU time
+BUSY_PERCENT = 10.0  # a process using this much of one CPU during the sampled window is "busy"
 MICRO_NOISY_CV = 0.03
 MICRO_FAIR_CV = 0.01
 SCRIPT_TIMEOUT_S = 60
 
 SCRIPT = r"""
-runs="$1"; loop="$2"
+runs="$1"; loop="$2"; sample_s="$3"
 section() { printf '== %s\n' "$1"; }
 section cpus; getconf _NPROCESSORS_ONLN 2>/dev/null || nproc
 section clk_tck; getconf CLK_TCK
@@ -38,7 +40,7 @@ section loadavg; cat /proc/loadavg
 section meminfo; grep -E '^(MemTotal|MemAvailable|SwapTotal|SwapFree):' /proc/meminfo
 section swap_before; grep -E '^pswp(in|out) ' /proc/vmstat
 section stat_before; date +%s%N; cat /proc/[0-9]*/stat 2>/dev/null
-sleep 1
+sleep "$sample_s"
 section stat_after; date +%s%N; cat /proc/[0-9]*/stat 2>/dev/null
 section swap_after; grep -E '^pswp(in|out) ' /proc/vmstat
 section micro_us
@@ -82,7 +84,7 @@ class PreflightFacts:
     load: tuple[float, float, float] | None = None
     swap_total_kb: int | None = None
     swap_used_kb: int | None = None
-    swapped_pages: int | None = None  # pages swapped in and out during the sampled second
+    swapped_pages: int | None = None  # pages swapped in and out during the sampled window
     busy: tuple[BusyProcess, ...] = ()
     micro_us: tuple[int, ...] = ()
 
@@ -98,22 +100,23 @@ class Finding:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def preflight_command(runs: int = MICRO_RUNS, loop: int = MICRO_LOOP) -> list[str]:
-    return ["sh", "-c", SCRIPT, "benchdash-preflight", str(int(runs)), str(int(loop))]
+def preflight_command(runs: int = MICRO_RUNS, loop: int = MICRO_LOOP, sample_ms: int = SAMPLE_MS) -> list[str]:
+    sample_s = f"{int(sample_ms) / 1000:.3f}"
+    return ["sh", "-c", SCRIPT, "benchdash-preflight", str(int(runs)), str(int(loop)), sample_s]
 
 
-def run_preflight(transport: Transport) -> dict[str, Any]:
+def run_preflight(transport: Transport, sample_ms: int = SAMPLE_MS) -> dict[str, Any]:
     """Run the check on the transport's host: the report (facts, findings, verdict) as plain JSON-able data."""
-    result = transport.run(preflight_command(), check=False, timeout=SCRIPT_TIMEOUT_S)
+    result = transport.run(preflight_command(sample_ms=sample_ms), check=False, timeout=SCRIPT_TIMEOUT_S)
     return preflight_report(parse_preflight(result.text))
 
 
-def check_host(host: HostSpec) -> dict[str, Any]:
+def check_host(host: HostSpec, sample_ms: int = SAMPLE_MS) -> dict[str, Any]:
     """The report of a check of this host; a check that could not run says why (verdict unknown), never raises:
     a study runs whatever its check says."""
     try:
         with connect(host) as transport:
-            return run_preflight(transport)
+            return run_preflight(transport, sample_ms)
     except Exception as error:  # noqa: BLE001 (a host we cannot check is reported, not a failure of the study)
         reason = f"{type(error).__name__}: {error}"
         return {"verdict": Verdict.UNKNOWN.value, "findings": [], "facts": {}, "error": reason}

@@ -24,8 +24,8 @@ FINDINGS = {
     "thp": _("Transparent huge pages: always. Compaction can stall a run; madvise or never is steadier."),
     "swap_used": _("%(mb)s MB of swap in use."),
     "load": _("Load average %(load)s on %(cpus)s CPUs: other work runs on the host."),
-    "swapping": _("Swapping now: %(pages)s pages in the sampled second."),
-    "busy": _("%(count)s busy processes during the sampled second: %(processes)s."),
+    "swapping": _("Swapping now: %(pages)s pages in the sampled window."),
+    "busy": _("%(count)s busy processes during the sampled window: %(processes)s."),
     "micro_spread": _("Spread of the micro-run: %(cv_percent)s%% over %(runs)s runs (a quiet host: under 1%%)."),
 }
 

@@ -88,7 +88,8 @@ def run_and_store(trial: Trial) -> Trial:
     watch = AttemptWatch(trial.pk, trial.attempts)
     with heartbeat(watch):
         if study_needs_noise_check(trial):  # before the first trial: the host is this study's now
-            noise_check_keep(report=check_host(spec.db_host), host_id=trial.host_id, study_id=trial.study_id)
+            report = check_host(spec.db_host, settings.NOISE_SAMPLE_MS)
+            noise_check_keep(report=report, host_id=trial.host_id, study_id=trial.study_id)
         patience = HostPatience(tuple(settings.HOST_WAIT_DELAYS_S), settings.HOST_WAIT_LIMIT_S)
         outcome = run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
         watch.storing = True
@@ -126,7 +127,7 @@ def check_host_noise(host_id: int) -> str:
     """The host page's "check noise now": run the noise check on the host and keep its report there."""
     close_old_connections()
     host = Host.objects.get(pk=host_id)
-    report = check_host(host_spec(host))
+    report = check_host(host_spec(host), settings.NOISE_SAMPLE_MS)
     noise_check_keep(report=report, host_id=host.pk)
     return str(report["verdict"])
 

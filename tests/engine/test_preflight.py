@@ -6,11 +6,14 @@ and procfs files such hosts expose (governors per CPU, intel_pstate's no_turbo, 
 the branches a VM never shows.
 """
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from workers.preflight import (
+    BUSY_PERCENT,
     BusyProcess,
     Finding,
     Level,
@@ -106,3 +109,16 @@ def test_it_runs_on_a_real_host_in_a_few_seconds(local_target):
     assert report["facts"]["cpus"] >= 1
     assert len(report["facts"]["micro_us"]) == 10 and min(report["facts"]["micro_us"]) > 0
     assert report["facts"]["load"] is not None
+
+
+@pytest.mark.slow
+def test_a_short_window_still_finds_a_process_that_keeps_a_cpu_busy(local_target):
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        with connect(local_target) as transport:
+            report = run_preflight(transport, sample_ms=200)
+    finally:
+        spinner.kill()
+        spinner.wait()
+    busy = {process["pid"]: process["cpu_percent"] for process in report["facts"]["busy"]}
+    assert busy.get(spinner.pid, 0) >= BUSY_PERCENT, report["facts"]["busy"]

@@ -30,7 +30,7 @@ def test_the_host_page_gives_the_verdict_and_each_finding_in_words(client):
     text = text_of(page, "noise-check")
     assert "Noisy: other work on the host now" in text
     assert "Load average 4.16 on 2 CPUs: other work runs on the host." in text
-    assert "4 busy processes during the sampled second: python3 (54%), postgres (41%), postgres (33%)" in text
+    assert "4 busy processes during the sampled window: python3 (54%), postgres (41%), postgres (33%)" in text
     assert "Spread of the micro-run: 15.2% over 10 runs" in text
     assert "Transparent huge pages madvise" in text and "CPU frequency governor not exposed" in text
     assert "Check noise now" not in text  # an anonymous visitor reads, but cannot run a check

@@ -31,7 +31,8 @@ CELERY = str(Path(sys.executable).with_name("celery"))
 # One Redis db per pytest-xdist worker (gw0, gw1, ...): each flushes its own before every test.
 XDIST_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
 TEST_REDIS_DB = int(os.environ.get("BENCHDASH_TEST_REDIS_DB", "9")) + XDIST_WORKER
-# Short clocks so that a lost worker is noticed in seconds, not minutes.
+# Short clocks so that a lost worker is noticed in seconds, not minutes; the noise check before each study samples
+# the processes for 0.2 s, not a second.
 FAST_CLOCKS = {
     "BENCHDASH_TRIAL_HEARTBEAT_S": "1",
     "BENCHDASH_TRIAL_STALE_AFTER_S": "6",
@@ -40,6 +41,7 @@ FAST_CLOCKS = {
     "BENCHDASH_TRIAL_MAX_ATTEMPTS": "2",
     "BENCHDASH_WORKER_HOSTS_REFRESH_S": "1",
     "DATABASE_CONN_MAX_AGE": "0",
+    "BENCHDASH_NOISE_SAMPLE_MS": "200",
 }
 # A worker runs Django's system checks at every start: 0.3 s of CPU, 68 starts a run. The suite runs them once
 # (tests/test_system_checks.py).
@@ -251,18 +253,6 @@ class SharedWorker:
 
     def log(self) -> str:
         return self.processes.log(self.name)
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests of the shared worker one after another, where the first of them was: a test that uses the broker
-    without it stops it, so that, spread among those, it would start again for nearly every test."""
-    shared = [item for item in items if "shared_worker" in getattr(item, "fixturenames", ())]
-    if shared:
-        first = items.index(shared[0])
-        together = set(shared)
-        others = [item for item in items if item not in together]
-        items[:] = others[:first] + shared + others[first:]
 
 
 @pytest.fixture(scope="session")
