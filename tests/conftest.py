@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 import pytest
 from django.test import override_settings
 
+from tests.run_order import spread_slow_tests
+
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
@@ -76,7 +78,8 @@ SERVER_FIXTURES = frozenset(
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark `servers` every test that needs one, so that `pytest -m "not servers"` runs the rest with nothing up.
+    """Mark `servers` every test that needs one, so that `pytest -m "not servers"` runs the rest with nothing up;
+    then spread the slow tests through the run (tests/run_order.py).
 
     A fixture counts wherever the test reaches it, through other fixtures too: item.fixturenames is the closure.
     A module that reaches a server without a fixture says so itself with `pytestmark = pytest.mark.servers`.
@@ -85,6 +88,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         fixture_names = set(getattr(item, "fixturenames", ()))
         if item.get_closest_marker("django_db") or fixture_names & SERVER_FIXTURES:
             item.add_marker(pytest.mark.servers)
+    spread_slow_tests(items)
 
 
 @pytest.fixture(scope="session", autouse=True)
