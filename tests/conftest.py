@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING
 import pytest
 from django.test import override_settings
 
-from tests.run_order import spread_slow_tests
-
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
@@ -78,8 +76,7 @@ SERVER_FIXTURES = frozenset(
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark `servers` every test that needs one, so that `pytest -m "not servers"` runs the rest with nothing up;
-    then spread the slow tests through the run (tests/run_order.py).
+    """Mark `servers` every test that needs one, so that `pytest -m "not servers"` runs the rest with nothing up.
 
     A fixture counts wherever the test reaches it, through other fixtures too: item.fixturenames is the closure.
     A module that reaches a server without a fixture says so itself with `pytestmark = pytest.mark.servers`.
@@ -88,7 +85,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         fixture_names = set(getattr(item, "fixturenames", ()))
         if item.get_closest_marker("django_db") or fixture_names & SERVER_FIXTURES:
             item.add_marker(pytest.mark.servers)
-    spread_slow_tests(items)
 
 
 @pytest.fixture(scope="session", autouse=True)
