@@ -118,12 +118,13 @@ def fast_password_hasher() -> Iterator[None]:
 
 @pytest.fixture
 def member_roles(db: None) -> None:
-    """The role groups (migration studies 0013), again: a transactional test before this one emptied the tables."""
+    """The role groups with their permissions (migrations studies 0013 and changes 0003), again: a transactional test
+    before this one emptied the tables."""
     from django.apps import apps
 
-    from benchdash.studies.roles import roles_ensure
+    from benchdash.changes.roles import acknowledgers_ensure
 
-    roles_ensure(apps)
+    acknowledgers_ensure(apps)
 
 
 @pytest.fixture
