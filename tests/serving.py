@@ -1,12 +1,14 @@
 """gunicorn serving benchdash as deploy/Procfile and the systemd web unit start it, as a pytest fixture.
 
 The server runs on the test database (tests using it are transaction=True, so it sees committed rows) with its own
-var/ (static files collected there, raw files kept there) and whatever settings the test gives it.
+var/ (raw files kept there, and a copy of the static files as collectstatic writes them) and whatever settings the
+test gives it.
 """
 
 import contextlib
 import http.client
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -33,6 +35,23 @@ class Answer:
         return self.body.decode()
 
 
+def production_env(var: Path, **settings: str) -> dict[str, str]:
+    """DEBUG off, a SECRET_KEY, var/ at var, and the given settings on top."""
+    production = {"DEBUG": "false", "SECRET_KEY": secrets.token_urlsafe(50), "BENCHDASH_VAR_DIR": str(var)}
+    production["BENCHDASH_MEDIA_ROOT"] = str(var / "media")
+    return worker_env(test_broker_url(), **{**production, **settings})
+
+
+@pytest.fixture(scope="session")
+def collected_static(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What collectstatic writes (hashed names, compressed copies), made once per pytest worker: 3 s of CPU, the
+    most of it compressing plotly.js, and the same for every server."""
+    var = tmp_path_factory.mktemp("collected-var")
+    manage = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"]
+    subprocess.run(manage, cwd=ROOT, env=production_env(var), check=True, timeout=120)
+    return var / "staticfiles"
+
+
 @dataclass
 class WebServer:
     env: dict[str, str]
@@ -44,9 +63,9 @@ class WebServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> None:
-        manage = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"]
-        subprocess.run(manage, cwd=ROOT, env=self.env, check=True, timeout=120)
+    def start(self, static: Path) -> None:
+        """Serve a copy of the static files collected in `static`, from the server's own var/."""
+        shutil.copytree(static, Path(self.env["BENCHDASH_VAR_DIR"]) / "staticfiles")
         argv = [GUNICORN, "benchdash.wsgi", "--config", "deploy/gunicorn.conf.py", "--bind", f"127.0.0.1:{self.port}"]
         with self.log.open("wb") as output:
             self.process = subprocess.Popen(
@@ -77,18 +96,16 @@ class WebServer:
 
 
 @pytest.fixture
-def gunicorn(transactional_db, tmp_path: Path) -> Iterator[Callable[..., WebServer]]:
+def gunicorn(transactional_db, tmp_path: Path, collected_static: Path) -> Iterator[Callable[..., WebServer]]:
     """Starts gunicorn with DEBUG off and the given settings on top: `gunicorn(BENCHDASH_PUBLIC_READ="false")`."""
     started: list[WebServer] = []
 
     def start(**settings: str) -> WebServer:
-        var = tmp_path / f"web-{len(started)}-var"
-        production = {"DEBUG": "false", "SECRET_KEY": secrets.token_urlsafe(50), "BENCHDASH_VAR_DIR": str(var)}
-        production["BENCHDASH_MEDIA_ROOT"] = str(var / "media")
-        env = worker_env(test_broker_url(), **{**production, **settings})
-        server = WebServer(env, tmp_path / f"web-{len(started)}.log")
+        server = WebServer(
+            production_env(tmp_path / f"web-{len(started)}-var", **settings), tmp_path / f"web-{len(started)}.log"
+        )
         started.append(server)
-        server.start()
+        server.start(collected_static)
         return server
 
     yield start
