@@ -4,8 +4,9 @@ hosts, 4 workers and 100 studies)."""
 
 import pytest
 
+from benchdash.studies.models import Study
 from tests.queue.many_studies import many_targets, outcome, queue_at_once, still_running
-from tests.queue.support import register_build, register_host, wait_for
+from tests.queue.support import attempt_history, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -25,4 +26,9 @@ def test_twelve_studies_queued_at_once_on_four_hosts_run_each_trial_once(celery_
         "trials": 12,
         "succeeded": 12,
     }
-    assert result["claimed more than once"] == result["attempt rows not one"] == result["attempts lost or retried"] == 0
+    counts = {
+        name: result[name] for name in ("claimed more than once", "attempt rows not one", "attempts lost or retried")
+    }
+    assert counts == dict.fromkeys(counts, 0), [
+        attempt_history(study) for study in Study.objects.filter(pk__in=study_ids)
+    ]
