@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.queue.conftest import ROOT, test_broker_url, worker_env
+from tests.queue.conftest import ROOT, test_broker_url, var_of_its_own, worker_env
 from tests.sshd import free_port, wait_for_port
 
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
@@ -37,8 +37,7 @@ class Answer:
 
 def production_env(var: Path, **settings: str) -> dict[str, str]:
     """DEBUG off, a SECRET_KEY, var/ at var, and the given settings on top."""
-    production = {"DEBUG": "false", "SECRET_KEY": secrets.token_urlsafe(50), "BENCHDASH_VAR_DIR": str(var)}
-    production["BENCHDASH_MEDIA_ROOT"] = str(var / "media")
+    production = {"DEBUG": "false", "SECRET_KEY": secrets.token_urlsafe(50), **var_of_its_own(var)}
     return worker_env(test_broker_url(), **{**production, **settings})
 
 

@@ -134,6 +134,12 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     server.stop(keep_data=False)
 
 
+def var_of_its_own(var: Path) -> dict[str, str]:
+    """The settings of a process whose var/ is var, raw files there too: the pytest worker's own media folder, which
+    every process it starts inherits (BENCHDASH_MEDIA_ROOT, tests/conftest.py), would win over var/media."""
+    return {"BENCHDASH_VAR_DIR": str(var), "BENCHDASH_MEDIA_ROOT": str(var / "media")}
+
+
 def worker_env(broker_url: str, **changes: str) -> dict[str, str]:
     db = connection.settings_dict
     credentials = f"{quote(db['USER'], safe='')}:{quote(db['PASSWORD'] or '', safe='')}"

@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError, attempt_files_write
 from benchdash.studies.models import Attempt, Study, Trial
+from tests.queue.conftest import var_of_its_own
 from tests.queue.support import form_data, register_build, register_host, wait_for
 
 MIB = 2**20
@@ -62,8 +63,7 @@ def test_a_write_that_fails_half_way_removes_what_it_wrote(small_var, settings):
 
 def run_study_on_small_storage(client, celery_processes, local_target, installed_build, presets, var: Path, **env):
     """Queue a study of two trials (pgbench 3 s each) on a worker whose VAR dir is var; wait for it to end."""
-    celery_processes.env = {"BENCHDASH_VAR_DIR": str(var), "BENCHDASH_MEDIA_ROOT": str(var / "media")}
-    celery_processes.env["BENCHDASH_SECRETS_DIR"] = str(django_settings.SECRETS_DIR)
+    celery_processes.env = {**var_of_its_own(var), "BENCHDASH_SECRETS_DIR": str(django_settings.SECRETS_DIR)}
     celery_processes.env.update(env)
     celery_processes.worker("small-storage")
     host, build = register_host(local_target), register_build(installed_build)
