@@ -23,9 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 CELERY = str(Path(sys.executable).with_name("celery"))
 ARGV = [CELERY, "-A", "benchdash", "worker", "--loglevel", "INFO", "--concurrency", "1", "--hostname", "bench@%h"]
 ARGV += ["--without-gossip", "--without-mingle"]
@@ -44,9 +43,8 @@ def idle_worker_env() -> dict[str, str]:
     return {**os.environ, "REDIS_URL": redis_url, "BENCHDASH_WORKER_HOSTS": "bench-no-such-host"}
 
 
-def one_worker(env_changes: dict[str, str], stop_signal: int, log: Path) -> tuple[float, float, float]:
+def one_worker(env: dict[str, str], stop_signal: int, log: Path) -> tuple[float, float, float]:
     """Seconds to ready, seconds to stop, CPU seconds of the main process."""
-    env = {**idle_worker_env(), **env_changes}
     with log.open("wb") as output:
         started = time.perf_counter()
         worker = subprocess.Popen(
@@ -70,10 +68,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
     measured: dict[str, list[tuple[float, float, float]]] = {name: [] for name in KINDS}
+    idle = idle_worker_env()
     with tempfile.TemporaryDirectory() as directory:
         for _ in range(args.rounds):
             for name, (env_changes, stop_signal) in KINDS.items():
-                measured[name].append(one_worker(env_changes, stop_signal, Path(directory) / "worker.log"))
+                measured[name].append(one_worker({**idle, **env_changes}, stop_signal, Path(directory) / "worker.log"))
     print(f"load average {os.getloadavg()[0]:.1f}; {args.rounds} workers of each kind, taking turns\n")
     print("| worker | to ready, s (median) | to stop, s (median) | CPU of the main process, s (median) |")
     print("| --- | ---: | ---: | ---: |")
