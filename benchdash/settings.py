@@ -254,6 +254,11 @@ if not 0 < HOST_WAIT_LIMIT_S < TRIAL_TIME_LIMIT - TRIAL_SETUP_MARGIN_S:
 NOISE_SAMPLE_MS = env_int("BENCHDASH_NOISE_SAMPLE_MS", 1000)
 if not 100 <= NOISE_SAMPLE_MS <= 30_000:
     raise ImproperlyConfigured("BENCHDASH_NOISE_SAMPLE_MS must be between 100 and 30000")
+# A DB host keeps the pristine data of each build, scale and fillfactor (workers/pristine.py) this many days after a
+# cluster last copied it; 0: only while a study is active on the host.
+PRISTINE_KEEP_DAYS = env_int("BENCHDASH_PRISTINE_KEEP_DAYS", 14)
+if not 0 <= PRISTINE_KEEP_DAYS <= 3650:
+    raise ImproperlyConfigured("BENCHDASH_PRISTINE_KEEP_DAYS must be between 0 and 3650")
 CELERY_TASK_ALWAYS_EAGER = False
 # The DB hosts whose trials this worker takes (their queues host.<name>); empty: every registered host,
 # looked up again every WORKER_HOSTS_REFRESH_S seconds (benchdash/queue/worker_queues.py).

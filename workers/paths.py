@@ -51,3 +51,8 @@ def unsafe_path_reason(what: str, path: str) -> str | None:
     """A sentence saying why the worker refuses `path` (e.g. what = "host 'db1': work directory"), or None."""
     problem = path_problem(path)
     return None if problem is None else f"{what} {path!r} is refused: {_REASONS[problem]}"
+
+
+def path_safe_name(name: str) -> str:
+    """name reduced to characters safe in any path, for a directory named after a build, a scenario or options."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")

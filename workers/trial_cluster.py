@@ -5,20 +5,17 @@ The cluster itself (initdb, settings, start, stop, pgbench -i, snapshots) is wor
 """
 
 import posixpath
-import re
 
 from workers.builds import InstalledBuild, install_build
 from workers.cluster import Cluster, pg_ctl_stop
 from workers.cpu_set import chosen_cpus
+from workers.paths import path_safe_name
+from workers.pristine import PristineData, pristine_for
 from workers.spec import Prewarm, Reset, TrialSpec
 from workers.transport import Transport
 
 RESET_METHODS = ("restore", "init")
 ONLINE_CPUS = "/sys/devices/system/cpu/online"
-
-
-def _path_safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")
 
 
 def cluster_dir(spec: TrialSpec) -> str:
@@ -29,9 +26,9 @@ def cluster_dir(spec: TrialSpec) -> str:
     workload of the same study measures. Each set of initdb options has its own cluster.
     """
     name = "-".join(
-        [_path_safe(spec.build.name) or "build", _path_safe(spec.scenario.slug) or "scenario"]
+        [path_safe_name(spec.build.name) or "build", path_safe_name(spec.scenario.slug) or "scenario"]
         + [f"s{int(spec.scale)}", f"f{int(spec.fillfactor or 100)}"]
-        + ([_path_safe(spec.initdb_options.tag)] if spec.initdb_options.tag else [])
+        + ([path_safe_name(spec.initdb_options.tag)] if spec.initdb_options.tag else [])
     )
     return posixpath.join(spec.db_host.work_dir, "clusters", name)
 
@@ -82,8 +79,10 @@ def prepare_cluster(
        marker) still runs with the same settings because the previous trial kept it up: take it over,
        stopping any other server.
     3. Otherwise stop every server earlier trials left running, then:
-       a. no data for this (study, build, scale, fillfactor): initdb, pgbench -i, and a snapshot when
-          the scenario resets data again later and reset_method is "restore";
+       a. no data for this (study, build, scale, fillfactor): a copy of the host's pristine data of this build,
+          scale, fillfactor, initdb options and maintenance (workers/pristine.py), or initdb and pgbench -i, then
+          kept as that pristine data; and a snapshot when the scenario resets data again later. reset_method
+          "init" neither copies nor keeps pristine data, nor takes a snapshot;
        b. data there and spec.reset_data: restore the snapshot, or run pgbench -i again;
        c. write the study's settings and start.
     4. Prewarm where the plan says (spec.prewarm: every run, or the first of a round, as the scenario's rule
@@ -136,7 +135,10 @@ def _ready_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, have_data: b
     or reset has no marker until it is whole: a reset cut short (a cancel, a lost worker) is never taken as good."""
     restore = reset_method == "restore"
     if not have_data:
-        _create_data(cluster, spec, marker, keep_snapshot=restore and spec.scenario.reset != Reset.ONCE)
+        pristine = pristine_for(cluster.transport, spec, cluster.installed) if restore else None
+        _create_data(
+            cluster, spec, marker, keep_snapshot=restore and spec.scenario.reset != Reset.ONCE, pristine=pristine
+        )
         return
     if spec.reset_data:
         cluster.clear_marker()
@@ -151,15 +153,31 @@ def _ready_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, have_data: b
         cluster.write_marker(marker)
 
 
-def _create_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, keep_snapshot: bool) -> None:
+def _create_data(
+    cluster: Cluster, spec: TrialSpec, marker: dict, *, keep_snapshot: bool, pristine: PristineData | None
+) -> None:
+    """Data for a cluster that has none: a copy of the host's pristine data when it holds this data's; otherwise
+    initdb and `pgbench -i`, kept as the pristine data for the next cluster (pristine None: neither)."""
     cluster.clear_marker()
     cluster.transport.run(["rm", "-rf", cluster.snapshot_dir])
-    cluster.initdb()
-    cluster.configure(spec.pg_settings)
-    cluster.start()
-    _build_data(cluster, spec)
+    copied = pristine is not None and pristine.present()
+    if pristine is not None and copied:
+        pristine.copy_into(cluster)
+        cluster.configure(spec.pg_settings)
+    else:
+        cluster.initdb()
+        cluster.configure(spec.pg_settings)
+        cluster.start()
+        _build_data(cluster, spec)
+    keep_pristine = pristine is not None and not copied
+    if (keep_snapshot or keep_pristine) and not copied:
+        cluster.stop()  # the copies are taken from a checkpointed, stopped data directory
     if keep_snapshot:
         cluster.snapshot()
+    if pristine is not None and keep_pristine:
+        pristine.save_from(cluster)
+    if copied or keep_snapshot or keep_pristine:
+        cluster.start()
     cluster.write_marker(marker)
 
 

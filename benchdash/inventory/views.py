@@ -1,5 +1,6 @@
 """Pages over what we run on: hosts with their facts and noise check, and PostgreSQL builds."""
 
+from django.conf import settings
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -32,6 +33,7 @@ def host_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "noise": noise_summary(host.noise_check),
         "can_check_noise": may_run_commands,
         "can_clear_work_dir": may_run_commands,
+        "pristine_keep_days": settings.PRISTINE_KEEP_DAYS,
     }
     return render(request, "inventory/host_detail.html", ctx)
 

@@ -4,7 +4,7 @@ and how much disk a study's clusters need against the free space under its work 
 Pure functions over plain data. A fact that is not known gives no bound; the preview says so.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 
 # Each client has a server process of its own: its private memory, before any work_mem.
@@ -22,6 +22,8 @@ class ClusterPlan:
 
     fillfactor: int | None
     keeps_snapshot: bool  # a scenario that resets data more than once keeps a copy of its data to restore
+    # What its data is made from (workers/pristine.py): clusters of the same share one copy of pristine data.
+    pristine: Hashable = None
 
 
 @dataclass(frozen=True)
@@ -46,14 +48,18 @@ def disk_estimate(
     *, scale: int, clusters: Iterable[ClusterPlan], wal_bytes: int, facts: Mapping[str, object]
 ) -> DiskEstimate:
     """Every cluster's data directory (catalogs, pgbench data, WAL up to max_wal_size), twice for a cluster
-    that keeps a snapshot, against the free space under the host's work directory."""
+    that keeps a snapshot, and once more for each pristine data the clusters share, against the free space under
+    the host's work directory."""
     needed = 0
     largest = 0
+    pristine: set[Hashable] = set()
     for cluster in clusters:
         data = data_bytes(scale, cluster.fillfactor)
         largest = max(largest, data)
         directory = CLUSTER_BYTES + data + min(wal_bytes, data + CLUSTER_BYTES)
-        needed += directory * (2 if cluster.keeps_snapshot else 1)
+        new_pristine = cluster.pristine is not None and cluster.pristine not in pristine
+        pristine.add(cluster.pristine)
+        needed += directory * ((2 if cluster.keeps_snapshot else 1) + new_pristine)
     return DiskEstimate(
         needed_bytes=needed,
         free_bytes=_whole(facts.get("disk_free_bytes")),

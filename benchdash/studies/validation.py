@@ -219,13 +219,18 @@ def _listed(levels: list[int]) -> str:
 
 # -- scale -----------------------------------------------------------------------------------------
 def study_disk_estimate(values: Mapping[str, Any], catalogs: Mapping[int, SettingsCatalog]) -> DiskEstimate:
-    """The disk the study's clusters take on its DB host: one cluster per build and scenario."""
+    """The disk the study's clusters take on its DB host: one cluster per build and scenario, and the pristine data
+    (workers/pristine.py) of each build and data its scenarios make."""
     host: Host | None = values.get("db_host")
     scenarios: list[Scenario] = list(values.get("scenarios") or [])
     chosen_fillfactor = values.get("fillfactor")
     clusters = [
-        ClusterPlan(scenario.data_fillfactor(chosen_fillfactor), keeps_snapshot=scenario.reset != Reset.ONCE)
-        for _build in values.get("builds") or []
+        ClusterPlan(
+            scenario.data_fillfactor(chosen_fillfactor),
+            keeps_snapshot=scenario.reset != Reset.ONCE,
+            pristine=(build.pk, scenario.data_fillfactor(chosen_fillfactor), scenario.reset_vacuum_full),
+        )
+        for build in values.get("builds") or []
         for scenario in scenarios
     ]
     wal = [_max_wal_bytes(catalog, values.get("pg_settings") or {}) for catalog in catalogs.values()]
@@ -257,7 +262,8 @@ def _check_scale(
     if not estimate.fits:
         message = _(
             "Scale %(scale)s needs about %(needed)s on %(host)s (a cluster for every build and scenario, twice "
-            "where a snapshot is kept to reset the data), and %(free)s is free there."
+            "where a snapshot is kept to reset the data, and the pristine data of each build), and %(free)s is free "
+            "there."
         )
         params = {"scale": scale, "host": values.get("db_host")}
         sizes = {"needed": size_text(estimate.needed_bytes), "free": size_text(estimate.free_bytes)}

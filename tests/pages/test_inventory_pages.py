@@ -70,6 +70,15 @@ def test_a_host_without_facts_of_its_own_shows_those_its_newest_trial_read(clien
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(("language", "days_text"), [("en", "stays 14 days after"), ("ja", "14 日間残ります")])
+def test_a_host_page_shows_its_pristine_data_and_how_long_it_stays(client, language, days_text):
+    usage = {"clusters": 3 << 20, "snapshots": 0, "pristine": 41 << 20, "builds": 0}
+    host = HostFactory(name="db1", work_dir_usage=usage, work_dir_measured_at=timezone.now())
+    page = client.get(reverse("inventory:host_detail", args=[host.pk]), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert f'data-bytes="{41 << 20}">41.0\xa0MB</dd>' in page and days_text in page
+
+
+@pytest.mark.django_db
 def test_the_host_list_links_each_host_with_its_cpu(client):
     host = HostFactory(name="aws-m5a", facts=FACTS)
     page = client.get(reverse("inventory:hosts"), HTTP_ACCEPT_LANGUAGE="en").content.decode()

@@ -88,6 +88,8 @@ def test_a_study_that_ends_leaves_no_cluster_and_the_host_notes_its_work_dir(
     assert study.status == Study.Status.DONE and not study.keep_data
     assert host.work_dir_usage["clusters"] <= 4096 and host.work_dir_usage["snapshots"] == 0
     assert host.work_dir_usage["builds"] == 0  # an installed build: nothing unpacked under the work dir
+    # The pristine data stays for the host's next study (the session's, linked: tests/queue/conftest.py).
+    assert host.work_dir_usage["pristine"] > 10 * MIB
 
 
 def test_a_cancelled_study_leaves_no_cluster_and_no_server_within_seconds(

@@ -25,6 +25,14 @@ def test_a_cluster_that_keeps_a_snapshot_counts_twice_and_wal_counts_up_to_the_d
     assert twice.needed_bytes == 2 * once.needed_bytes
 
 
+def test_clusters_of_the_same_data_share_one_pristine_copy():
+    alone = disk_estimate(scale=1, clusters=[ClusterPlan(None, False)], wal_bytes=GIB, facts={}).needed_bytes
+    same, other = ClusterPlan(None, False, pristine=(1, None)), ClusterPlan(None, False, pristine=(2, None))
+    shared = disk_estimate(scale=1, clusters=[same, same], wal_bytes=GIB, facts={})
+    apart = disk_estimate(scale=1, clusters=[same, other], wal_bytes=GIB, facts={})
+    assert (shared.needed_bytes, apart.needed_bytes) == (3 * alone, 4 * alone)
+
+
 def test_unknown_free_space_fits_and_known_free_space_bounds():
     clusters = [ClusterPlan(80, True), ClusterPlan(None, False)]
     unknown = disk_estimate(scale=100_000, clusters=clusters, wal_bytes=GIB, facts={})
