@@ -24,7 +24,9 @@ from django.db import connection
 
 from benchdash.celery import app
 from benchdash.studies.models import Scenario
-from tests.sshd import free_port
+from tests.sshd import free_port, local_work_dir
+from workers.pristine import PRISTINE_DIR
+from workers.spec import HostSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = str(Path(sys.executable).with_name("celery"))
@@ -46,6 +48,25 @@ FAST_CLOCKS = {
 # A worker runs Django's system checks at every start: 0.3 s of CPU, 68 starts a run. The suite runs them once
 # (tests/test_system_checks.py).
 NO_SYSTEM_CHECKS = {"CELERY_SKIP_CHECKS": "1"}
+
+
+@pytest.fixture(scope="session")
+def session_pristine_data() -> Iterator[str]:
+    """The pristine data (workers/pristine.py) of this pytest worker's queue tests, shared by their local targets as
+    by the studies on one host: the first study of a build makes it (initdb and pgbench -i), the others copy it, as
+    every study after the first on a member's host does. tests/engine/test_pristine.py proves the copy on its own."""
+    path = local_work_dir("benchdash-pristine-")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def local_target(session_pristine_data: str) -> Iterator[HostSpec]:
+    """tests/sshd.py's local target, its pristine data the session's (a link the target's account may follow)."""
+    work_dir = local_work_dir("benchdash-local-work-")
+    os.symlink(session_pristine_data, os.path.join(work_dir, PRISTINE_DIR))
+    yield HostSpec(name="local", work_dir=work_dir)
+    shutil.rmtree(work_dir, ignore_errors=True)
 
 
 def test_broker_url() -> str:
