@@ -240,6 +240,10 @@ if not 0 <= TRIAL_SETUP_MARGIN_S < TRIAL_TIME_LIMIT:
 TRIAL_HEARTBEAT_S = env_int("BENCHDASH_TRIAL_HEARTBEAT_S", 10)
 TRIAL_STALE_AFTER_S = env_int("BENCHDASH_TRIAL_STALE_AFTER_S", 120)
 TRIAL_MAX_ATTEMPTS = env_int("BENCHDASH_TRIAL_MAX_ATTEMPTS", 3)
+# A trial whose attempt failed or was lost is sent again after this delay: a fault of the moment may pass meanwhile.
+TRIAL_RETRY_DELAY_S = env_int("BENCHDASH_TRIAL_RETRY_DELAY_S", 5)
+if not 0 <= TRIAL_RETRY_DELAY_S <= 3600:
+    raise ImproperlyConfigured("BENCHDASH_TRIAL_RETRY_DELAY_S must be between 0 and 3600")
 HOST_BUSY_RETRY_S = env_int("BENCHDASH_HOST_BUSY_RETRY_S", 15)
 # An attempt whose host does not answer tries again after these growing delays (the last one repeats), and
 # gives up, failing the study with the reason, once the host has been unreachable for HOST_WAIT_LIMIT_S.

@@ -30,7 +30,6 @@ from workers.spec import RunOrder
 
 ACTIVE = (Study.Status.QUEUED, Study.Status.RUNNING)
 FINISHED_TRIALS = (Trial.Status.SUCCEEDED, Trial.Status.FAILED)
-RETRY_COUNTDOWN_S = 5
 
 
 class HostBusy(Exception):
@@ -219,7 +218,7 @@ def study_continue(*, study_id: int, host_id: int | None = None) -> Trial | None
             return None
         for next_trial in next_trials:
             retrying = next_trial.attempts > 0
-            send_trial_after_commit(next_trial.pk, countdown=RETRY_COUNTDOWN_S if retrying else 0)
+            send_trial_after_commit(next_trial.pk, countdown=settings.TRIAL_RETRY_DELAY_S if retrying else 0)
         return next_trials[0]
 
 
