@@ -118,13 +118,18 @@ def fast_password_hasher() -> Iterator[None]:
 
 @pytest.fixture
 def member_roles(db: None) -> None:
-    """The role groups with their permissions (migrations studies 0013 and changes 0003), again: a transactional test
-    before this one emptied the tables."""
+    """The role groups with their permissions (migrations studies 0013 and changes 0003), again when a transactional
+    test before this one emptied the tables: making them is a hundred queries, looking for them one."""
     from django.apps import apps
+    from django.contrib.auth.models import Group
 
-    from benchdash.changes.roles import acknowledgers_ensure
+    from benchdash.changes.roles import ACKNOWLEDGING_ROLES, acknowledgers_ensure
+    from benchdash.studies.roles import ADMINISTER, ROLES
 
-    acknowledgers_ensure(apps)
+    acknowledgers = Group.objects.filter(name__in=ACKNOWLEDGING_ROLES, permissions__codename="add_acknowledgement")
+    groups = Group.objects.filter(name__in=[*ROLES, ADMINISTER])
+    if groups.count() + acknowledgers.count() != len(ROLES) + 1 + len(ACKNOWLEDGING_ROLES):
+        acknowledgers_ensure(apps)
 
 
 @pytest.fixture
