@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from workers.local_transport import local_run_user
+from workers.pristine import PRISTINE_DIR
 from workers.spec import HostSpec
 from workers.transport import Transport, connect
 
@@ -176,9 +177,24 @@ def ssh_target() -> Iterator[HostSpec]:
         yield host
 
 
+@pytest.fixture(scope="session")
+def session_pristine_data() -> Iterator[str]:
+    """The pristine data (workers/pristine.py) of this pytest worker's local targets marked shared_pristine_data,
+    shared as by the studies on one host: the first trial of a build makes it (initdb and pgbench -i), the others
+    copy it, as every study after the first on a member's host does. tests/engine/test_pristine.py, with a target of
+    its own, proves the making, the copy and a copy cut short."""
+    path = local_work_dir("benchdash-pristine-")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.fixture
-def local_target() -> Iterator[HostSpec]:
+def local_target(request: pytest.FixtureRequest) -> Iterator[HostSpec]:
+    """The worker's own machine, a fresh work dir; with the marker shared_pristine_data, its pristine data is the
+    session's (a link its account may follow)."""
     work_dir = local_work_dir("benchdash-local-work-")
+    if request.node.get_closest_marker("shared_pristine_data"):
+        os.symlink(request.getfixturevalue("session_pristine_data"), os.path.join(work_dir, PRISTINE_DIR))
     yield HostSpec(name="local", work_dir=work_dir)
     shutil.rmtree(work_dir, ignore_errors=True)
 

@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from tests.queue.support import register_host
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db, pytest.mark.shared_pristine_data]
 ARGUMENTS = ["--host", "local", "--build", "15", "--scenario", "pgecons-reference"]
 SIZES = ["--clients", "2", "--duration", "2", "--scale", "1"]
 

@@ -12,7 +12,7 @@ from tests.queue.support import wait_for
 from workers.runner import run_trial
 from workers.transport import connect
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.shared_pristine_data]
 
 
 def test_an_attempt_replaced_by_a_later_one_stops_nothing_of_it(local_target, installed_build):

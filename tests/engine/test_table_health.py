@@ -8,7 +8,7 @@ from tests.engine.test_runner import trial
 from workers.runner import run_trial
 from workers.table_health import TableHealth
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.shared_pristine_data]
 
 
 def by_name(rows: list[dict]) -> dict[str, dict]:

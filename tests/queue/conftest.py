@@ -24,11 +24,10 @@ from django.db import connection
 
 from benchdash.celery import app
 from benchdash.studies.models import Scenario
-from tests.sshd import free_port, local_work_dir
-from workers.pristine import PRISTINE_DIR
-from workers.spec import HostSpec
+from tests.sshd import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
+QUEUE_TESTS = Path(__file__).resolve().parent
 CELERY = str(Path(sys.executable).with_name("celery"))
 # One Redis db per pytest-xdist worker (gw0, gw1, ...): each flushes its own before every test.
 XDIST_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
@@ -51,23 +50,11 @@ FAST_CLOCKS = {
 NO_SYSTEM_CHECKS = {"CELERY_SKIP_CHECKS": "1"}
 
 
-@pytest.fixture(scope="session")
-def session_pristine_data() -> Iterator[str]:
-    """The pristine data (workers/pristine.py) of this pytest worker's queue tests, shared by their local targets as
-    by the studies on one host: the first study of a build makes it (initdb and pgbench -i), the others copy it, as
-    every study after the first on a member's host does. tests/engine/test_pristine.py proves the copy on its own."""
-    path = local_work_dir("benchdash-pristine-")
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-@pytest.fixture
-def local_target(session_pristine_data: str) -> Iterator[HostSpec]:
-    """tests/sshd.py's local target, its pristine data the session's (a link the target's account may follow)."""
-    work_dir = local_work_dir("benchdash-local-work-")
-    os.symlink(session_pristine_data, os.path.join(work_dir, PRISTINE_DIR))
-    yield HostSpec(name="local", work_dir=work_dir)
-    shutil.rmtree(work_dir, ignore_errors=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every queue test's local target shares the session's pristine data (tests/sshd.py)."""
+    for item in items:
+        if Path(item.path).is_relative_to(QUEUE_TESTS):
+            item.add_marker(pytest.mark.shared_pristine_data)
 
 
 def test_broker_url() -> str:
