@@ -47,8 +47,15 @@ check: lint imports
 # side by side even on two cores (pytest 564 s against 597 s with three, docs/TESTS.md); each worker has its own test
 # database and Redis db (tests/queue/conftest.py).
 # worksteal: a worker that runs out takes tests queued behind a long one on another (docs/TESTS.md).
-test: setup lint imports
-	.venv/bin/pytest -n 4 --dist worksteal
+# lint and imports run beside the suite, in the cores its first half leaves idle (15 s of CPU, mostly mypy); their
+# output comes after the suite's, and either failing fails `make test`.
+test: setup
+	@lint_log=$$(mktemp); \
+	  ( $(MAKE) --no-print-directory lint imports > "$$lint_log" 2>&1 ) & lint=$$!; \
+	  .venv/bin/pytest -n 4 --dist worksteal; suite=$$?; \
+	  wait $$lint; linted=$$?; cat "$$lint_log"; rm -f "$$lint_log"; \
+	  [ $$linted -eq 0 ] || echo "make test: lint or the import contracts failed (above)" >&2; \
+	  [ $$suite -eq 0 ] && [ $$linted -eq 0 ]
 
 stop:
 	@bash deploy/setup.sh stop
