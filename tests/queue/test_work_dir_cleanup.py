@@ -124,8 +124,11 @@ def test_kept_data_stays_through_the_sweep_until_a_member_clears_the_host(
     (kept,) = set(_clusters(host.work_dir)) - {gone_study.name}
     kept_bytes = _clusters(host.work_dir)[kept]
 
+    measured_before = Host.objects.get(pk=host.pk).work_dir_measured_at
     assert sweep_work_dirs() == [host.pk]
     wait_for(lambda: not gone_study.exists(), 30, "the sweep to remove the cluster of a study no longer stored")
+    # The sweep notes the usage after it removed (and listed the pristine data): the page is read after that.
+    wait_for(lambda: Host.objects.get(pk=host.pk).work_dir_measured_at > measured_before, 10, "the sweep's usage")
     assert _clusters(host.work_dir) == {kept: kept_bytes} and kept_bytes > 10 * MIB
 
     page = client.get(reverse("inventory:host_detail", args=[host.pk])).content.decode()
