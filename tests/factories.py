@@ -101,8 +101,9 @@ class TrialFactory(factory.django.DjangoModelFactory):
 
     @factory.post_generation
     def point(self, create: bool, extracted: object, **kwargs: object) -> None:
-        """What trial_finish and the importer do: the study point of a new trial follows it."""
-        if create:
+        """What trial_finish and the importer do: the study point of a new trial follows it (point=False: the caller
+        refreshes the study's points once, after its last trial)."""
+        if create and extracted is not False:
             points_refresh(
                 study_id=self.study_id, build_id=self.build_id, scenario_id=self.scenario_id, clients=self.clients
             )
@@ -133,7 +134,8 @@ def succeeded_runs(study: Study, scenario: Scenario, figures: dict, first_repeti
     """A succeeded trial for each TPS of figures {(build, clients): [tps, ...]}, repetitions counted from first."""
     for (build, clients), tps_values in figures.items():
         for repetition, tps in enumerate(tps_values, start=first_repetition):
-            succeeded_trial(study, build, scenario, clients, repetition, tps, latency_avg_ms=1000 / tps)
+            succeeded_trial(study, build, scenario, clients, repetition, tps, latency_avg_ms=1000 / tps, point=False)
+    points_refresh(study_id=study.pk)
 
 
 def measured_results(figures: dict[tuple, list[float]], baseline: Build | None) -> list[Point]:
@@ -143,5 +145,8 @@ def measured_results(figures: dict[tuple, list[float]], baseline: Build | None) 
     repetitions = count(1)
     for (build, scenario, clients, *conditions), tps_values in figures.items():
         for tps in tps_values:
-            succeeded_trial(study, build, scenario, clients, next(repetitions), tps, conditions="".join(conditions))
+            succeeded_trial(
+                study, build, scenario, clients, next(repetitions), tps, conditions="".join(conditions), point=False
+            )
+    points_refresh(study_id=study.pk)
     return study_results(study)
