@@ -14,6 +14,10 @@ from workers.spec import BuildSpec, HostSpec, Prewarm, ScenarioSpec, TrialSpec
 from workers.transport import connect
 from workers.trial_cluster import cluster_for, prepare_cluster
 
+# prepare_cluster's first cluster of a build copies the session's pristine data (tests/sshd.py); initdb and
+# pgbench -i are the cluster tests' own (new_cluster, pgbench_init) and tests/engine/test_pristine.py's.
+pytestmark = pytest.mark.shared_pristine_data
+
 STUDY_SETTINGS = {"shared_buffers": "64MB", "work_mem": "4MB", "autovacuum": "off"}
 
 
