@@ -12,7 +12,6 @@ holding fresh data, through the engine's own prepare_cluster:
 Prints a Markdown table for docs/BENCHMARKS.md.
 """
 
-import argparse
 import itertools
 import os
 import shutil
@@ -23,20 +22,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.sshd import local_work_dir  # noqa: E402 (after the path set-up)
+from reset_restore_vs_init import data_arguments  # noqa: E402 (after the path set-up)
+
+from tests.sshd import local_work_dir  # noqa: E402
 from workers.spec import BuildSpec, HostSpec, Reset, ScenarioSpec, TrialSpec  # noqa: E402
 from workers.transport import Transport, connect  # noqa: E402
 from workers.trial_cluster import prepare_cluster  # noqa: E402
 
 STUDY_IDS = itertools.count(1)
-
-
-def _arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scales", type=int, nargs="+", default=[10, 50])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--bin-dir", default="/usr/lib/postgresql/15/bin")
-    return parser.parse_args()
 
 
 def _spec(host: HostSpec, build: BuildSpec, scale: int) -> TrialSpec:
@@ -83,7 +76,7 @@ def _spread(seconds: list[float]) -> str:
 
 
 def main() -> None:
-    args = _arguments()
+    args = data_arguments(__doc__)
     work_dir = local_work_dir("benchdash-bench-pristine-")
     build = BuildSpec(name="bench", kind="installed", bin_dir=args.bin_dir)
     try:

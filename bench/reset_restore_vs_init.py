@@ -29,8 +29,9 @@ from workers.spec import BuildSpec, HostSpec  # noqa: E402
 from workers.transport import connect  # noqa: E402
 
 
-def _arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def data_arguments(doc: str) -> argparse.Namespace:
+    """--scales, --runs and --bin-dir, for the benchmarks of making data (this one, pristine_copy_vs_load.py)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--scales", type=int, nargs="+", default=[10, 50])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--bin-dir", default="/usr/lib/postgresql/15/bin")
@@ -71,7 +72,7 @@ def measure_scale(cluster: Cluster, scale: int, runs: int) -> dict[str, list[flo
 
 
 def main() -> None:
-    args = _arguments()
+    args = data_arguments(__doc__)
     work_dir = _work_dir()
     try:
         with connect(HostSpec(name="local", work_dir=work_dir)) as transport:
