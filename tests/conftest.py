@@ -109,6 +109,16 @@ def media_of_its_own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]
 
 
 @pytest.fixture(scope="session", autouse=True)
+def tasks_go_nowhere() -> None:
+    """A test that sends a task without a broker of its own (a transactional test that queues a study) sends it
+    nowhere (tests/queue/conftest.py, TASK_SINK): a fresh clone's tests left run_study_trial and clear_study_clusters
+    on the checkout's own queue, Redis db 0, for its `make run` worker to take."""
+    from tests.queue.conftest import TASK_SINK, point_app_at
+
+    point_app_at(TASK_SINK)
+
+
+@pytest.fixture(scope="session", autouse=True)
 def fast_password_hasher() -> Iterator[None]:
     """MD5 for the tests' passwords: the production hasher (PBKDF2, a million rounds) costs seconds a test on a slow
     machine at every create_user and login, and what it proves is Django's, not ours. Production settings keep it."""

@@ -65,10 +65,16 @@ def test_broker_url() -> str:
 test_broker_url.__test__ = False  # type: ignore[attr-defined]
 
 
+# Where this process's tasks go outside the tests that give it a broker: nowhere (kombu's in-memory transport, which
+# no worker reads). Not Redis's db 0: that is the checkout's own queue, whose `make run` worker would take a test's
+# run_study_trial or clear_study_clusters to the member's store, where the test databases' ids mean other rows.
+TASK_SINK = "memory://"
+
+
 def point_app_at(url: str) -> str:
     """Send this process's tasks to the broker at url."""
     app.conf.broker_url = url
-    app.conf.result_backend = url
+    app.conf.result_backend = "cache+memory://" if url == TASK_SINK else url
     # Drop pools made for another broker URL, if anything sent a task before.
     app._pool = None
     app.amqp._producer_pool = None
@@ -76,14 +82,15 @@ def point_app_at(url: str) -> str:
 
 
 @pytest.fixture
-def broker(request: pytest.FixtureRequest, shared_worker_session: "SharedWorker") -> str:
-    """Point this process's Celery app at the test Redis db, emptied first. The session's shared worker stops unless
-    the test uses it: it would take the test's tasks from its own workers."""
+def broker(request: pytest.FixtureRequest, shared_worker_session: "SharedWorker") -> Iterator[str]:
+    """Point this process's Celery app at the test Redis db, emptied first, and at TASK_SINK again after the test.
+    The session's shared worker stops unless the test uses it: it would take the test's tasks from its own workers."""
     if "shared_worker" not in request.fixturenames:
         shared_worker_session.stop()
     url = test_broker_url()
     redis.Redis.from_url(url).flushdb()
-    return point_app_at(url)
+    yield point_app_at(url)
+    point_app_at(TASK_SINK)
 
 
 class RedisServer:
@@ -140,6 +147,7 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     server.start()
     point_app_at(server.url)
     yield server
+    point_app_at(TASK_SINK)
     server.stop(keep_data=False)
 
 
