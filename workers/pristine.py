@@ -30,24 +30,24 @@ KEY_FILE = "pristine.json"
 # Settings that change what `pgbench -i` writes, not only how fast it writes: a study setting one has its own data.
 DATA_SETTINGS = ("default_table_access_method", "default_tablespace", "default_toast_compression")
 COPY_TIMEOUT_S = 7200
-# $1 the part dir, $2 the cluster's data dir, $3 its password file, $4 the key's JSON, $5 the entry. The entry
-# appears whole, by one rename; one that another trial made meanwhile stays, and this copy goes.
+# $1 the part dir, $2 the cluster's data dir, $3 its password file, $4 the key's JSON, $5 the entry, $6 the key
+# file's name. The entry appears whole, by one rename; one that another trial made meanwhile stays, and this copy goes.
 _SAVE_SCRIPT = r"""
 umask 077
-part=$1 data=$2 password=$3 key=$4 entry=$5
+part=$1 data=$2 password=$3 key=$4 entry=$5 key_file=$6
 rm -rf -- "$part" && mkdir -p -- "$part" || exit 3
 cp -a -- "$data" "$part/data" && cp -p -- "$password" "$part/password" || exit 3
-printf '%s' "$key" > "$part/pristine.json" || exit 3
-[ -f "$entry/pristine.json" ] || rm -rf -- "$entry"
+printf '%s' "$key" > "$part/$key_file" || exit 3
+[ -f "$entry/$key_file" ] || rm -rf -- "$entry"
 mv -T -- "$part" "$entry" 2>/dev/null || rm -rf -- "$part"
 """
-# $1 the entry, $2 the cluster dir, $3 its data dir, $4 its password file.
+# $1 the entry, $2 the cluster dir, $3 its data dir, $4 its password file, $5 the key file's name.
 _COPY_SCRIPT = r"""
 umask 077
-entry=$1 cluster=$2 data=$3 password=$4
+entry=$1 cluster=$2 data=$3 password=$4 key_file=$5
 rm -rf -- "$data" && mkdir -p -- "$cluster" || exit 3
 cp -a -- "$entry/data" "$data" && cp -p -- "$entry/password" "$password" || exit 3
-touch -c -- "$entry/pristine.json"
+touch -c -- "$entry/$key_file"
 """
 
 
@@ -66,6 +66,11 @@ def pristine_key(spec: TrialSpec, installed: InstalledBuild) -> dict:
     }
 
 
+def _key_text(key: dict) -> str:
+    """The key as pristine.json holds it, and as its entry's name digests it."""
+    return json.dumps(key, sort_keys=True)
+
+
 @dataclass(frozen=True)
 class PristineData:
     """One entry under <work_dir>/pristine: present or not yet."""
@@ -76,7 +81,7 @@ class PristineData:
 
     @property
     def key_text(self) -> str:
-        return json.dumps(self.key, sort_keys=True)
+        return _key_text(self.key)
 
     def present(self) -> bool:
         """Whole (its key written last) and made from this key."""
@@ -86,12 +91,14 @@ class PristineData:
     def copy_into(self, cluster: Cluster) -> None:
         """The cluster's data directory and password replaced by the entry's; the cluster's server must be stopped."""
         argv = ["sh", "-c", _COPY_SCRIPT, "sh", self.path, cluster.cluster_dir, cluster.data_dir, cluster.password_path]
+        argv.append(KEY_FILE)
         self._run_copy(argv, "pristine-copy", f"copying the pristine data {self.path}")
 
     def save_from(self, cluster: Cluster) -> None:
         """Keep the cluster's data as this entry; the cluster's server must be stopped (a whole, checkpointed copy)."""
         part = f"{self.path}.part-{secrets.token_hex(4)}"
         argv = ["sh", "-c", _SAVE_SCRIPT, "sh", part, cluster.data_dir, cluster.password_path, self.key_text, self.path]
+        argv.append(KEY_FILE)
         self._run_copy(argv, "pristine-save", f"keeping the pristine data {self.path}")
 
     def _run_copy(self, argv: list[str], name: str, what: str) -> None:
@@ -102,7 +109,7 @@ class PristineData:
 
 def pristine_for(transport: Transport, spec: TrialSpec, installed: InstalledBuild) -> PristineData:
     key = pristine_key(spec, installed)
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
+    digest = hashlib.sha256(_key_text(key).encode()).hexdigest()[:12]
     name = "-".join(
         [path_safe_name(spec.build.name) or "build", f"s{int(spec.scale)}", f"f{int(spec.fillfactor or 100)}"]
         + ([path_safe_name(spec.initdb_options.tag)] if spec.initdb_options.tag else [])

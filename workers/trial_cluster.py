@@ -160,24 +160,24 @@ def _create_data(
     initdb and `pgbench -i`, kept as the pristine data for the next cluster (pristine None: neither)."""
     cluster.clear_marker()
     cluster.transport.run(["rm", "-rf", cluster.snapshot_dir])
-    copied = pristine is not None and pristine.present()
-    if pristine is not None and copied:
+    if pristine is not None and pristine.present():
         pristine.copy_into(cluster)
         cluster.configure(spec.pg_settings)
+        if keep_snapshot:
+            cluster.snapshot()  # the server is stopped: only a copy
+        cluster.start()
     else:
         cluster.initdb()
         cluster.configure(spec.pg_settings)
         cluster.start()
         _build_data(cluster, spec)
-    keep_pristine = pristine is not None and not copied
-    if (keep_snapshot or keep_pristine) and not copied:
-        cluster.stop()  # the copies are taken from a checkpointed, stopped data directory
-    if keep_snapshot:
-        cluster.snapshot()
-    if pristine is not None and keep_pristine:
-        pristine.save_from(cluster)
-    if copied or keep_snapshot or keep_pristine:
-        cluster.start()
+        if keep_snapshot or pristine is not None:
+            cluster.stop()  # the copies are taken from a checkpointed, stopped data directory
+            if keep_snapshot:
+                cluster.snapshot()
+            if pristine is not None:
+                pristine.save_from(cluster)
+            cluster.start()
     cluster.write_marker(marker)
 
 

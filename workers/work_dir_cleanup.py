@@ -99,7 +99,7 @@ def clusters_on_host(transport: Transport) -> list[ClusterOnHost]:
     result = transport.run(["sh", "-c", _LIST_SCRIPT, "sh", clusters_dir, MARKER_FILE], timeout=300)
     fields = result.stdout.decode("utf-8", "replace").split("\0")
     return [
-        ClusterOnHost(posixpath.join(clusters_dir, name), _marker_study(marker), int(kib or 0) * KIB)
+        ClusterOnHost(posixpath.join(clusters_dir, name), _marker_study(marker), _whole(kib) * KIB)
         for name, kib, marker in zip(fields[0::3], fields[1::3], fields[2::3], strict=False)
     ]
 
