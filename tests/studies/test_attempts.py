@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
@@ -57,6 +58,19 @@ def test_the_spec_carries_the_attempt_and_a_fencing_token_that_grows(study):
     assert (first_spec.attempt, second_spec.attempt) == (1, 1)
     assert second_spec.fence.split(".")[0] == store
     assert int(second_spec.fence.split(".")[1]) > int(first_id)
+
+
+def test_the_fencing_token_names_the_store_s_cluster_not_only_its_database(study):
+    """Every fresh cluster gives its first database the same OID: two stores on one machine (two checkouts' `make
+    run`, sharing the local work dir) would fence each other out by the OID alone."""
+    trial = services.trial_claim(trial_id=first(study).pk, worker="w")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT system_identifier, (SELECT oid FROM pg_database WHERE datname = current_database())"
+            " FROM pg_control_system()"
+        )
+        system_identifier, oid = cursor.fetchone()
+    assert trial_spec(trial).fence.split(".")[0] == f"{system_identifier}-{oid}"
 
 
 def test_finishing_closes_the_attempt_with_its_result_and_end(study):

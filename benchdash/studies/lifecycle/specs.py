@@ -90,13 +90,17 @@ def _client_host(study: Study, db_host: Host) -> Host:
 
 def _fencing_token(trial: Trial) -> str:
     """ "<store>.<attempt id>" of the trial's latest attempt: every later attempt on its host has a larger id
-    (models.Attempt). The store is this database's OID, so that a store made anew (its ids counting from
-    1 again) is not refused by the fence an earlier store left on a host."""
+    (models.Attempt). The store is "<cluster's system identifier>-<database's OID>", so that a store made anew (its
+    ids counting from 1 again) is not refused by the fence an earlier store left on a host: the OID alone is the
+    same in every fresh cluster (16385), and two checkouts' `make run` on one machine share the local work dir."""
     attempt_id = Attempt.objects.latest_of(trial.pk, trial.attempts).values_list("pk", flat=True).first()
     if attempt_id is None:
         return ""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT oid FROM pg_database WHERE datname = current_database()")
+        cursor.execute(
+            "SELECT system_identifier || '-' || oid FROM pg_control_system(), pg_database"
+            " WHERE datname = current_database()"
+        )
         (store,) = cursor.fetchone()
     return f"{store}.{attempt_id}"
 
