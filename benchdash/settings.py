@@ -258,6 +258,10 @@ if not 0 < HOST_WAIT_LIMIT_S < TRIAL_TIME_LIMIT - TRIAL_SETUP_MARGIN_S:
 NOISE_SAMPLE_MS = env_int("BENCHDASH_NOISE_SAMPLE_MS", 1000)
 if not 100 <= NOISE_SAMPLE_MS <= 30_000:
     raise ImproperlyConfigured("BENCHDASH_NOISE_SAMPLE_MS must be between 100 and 30000")
+# ... and times a CPU-bound micro-run this many times: their spread (CV) is the host's own, at its quietest.
+NOISE_MICRO_RUNS = env_int("BENCHDASH_NOISE_MICRO_RUNS", 10)
+if not 3 <= NOISE_MICRO_RUNS <= 100:
+    raise ImproperlyConfigured("BENCHDASH_NOISE_MICRO_RUNS must be between 3 and 100")
 # A DB host keeps the pristine data of each build, scale and fillfactor (workers/pristine.py) this many days after a
 # cluster last copied it; 0: only while a study is active on the host.
 PRISTINE_KEEP_DAYS = env_int("BENCHDASH_PRISTINE_KEEP_DAYS", 14)

@@ -1,6 +1,6 @@
 """Bad values of the scale-out and fault settings stop start-up with the variable's name, before a worker takes
 any trial: the hosts a worker serves, the delays and limit of waiting for an unreachable host, the noise check's
-window, and how long a host keeps pristine data."""
+window and micro-runs, and how long a host keeps pristine data."""
 
 import subprocess
 import sys
@@ -14,6 +14,7 @@ BAD = {
     "BENCHDASH_HOST_WAIT_DELAYS_S=0,5": "BENCHDASH_HOST_WAIT_DELAYS_S must be positive numbers",
     "BENCHDASH_HOST_WAIT_LIMIT_S=3500": "BENCHDASH_HOST_WAIT_LIMIT_S must be above 0 and below",
     "BENCHDASH_NOISE_SAMPLE_MS=50": "BENCHDASH_NOISE_SAMPLE_MS must be between 100 and 30000",
+    "BENCHDASH_NOISE_MICRO_RUNS=2": "BENCHDASH_NOISE_MICRO_RUNS must be between 3 and 100",
     "BENCHDASH_PRISTINE_KEEP_DAYS=-1": "BENCHDASH_PRISTINE_KEEP_DAYS must be between 0 and 3650",
     "BENCHDASH_TRIAL_RETRY_DELAY_S=-5": "BENCHDASH_TRIAL_RETRY_DELAY_S must be between 0 and 3600",
 }

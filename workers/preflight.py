@@ -105,18 +105,19 @@ def preflight_command(runs: int = MICRO_RUNS, loop: int = MICRO_LOOP, sample_ms:
     return ["sh", "-c", SCRIPT, "benchdash-preflight", str(int(runs)), str(int(loop)), sample_s]
 
 
-def run_preflight(transport: Transport, sample_ms: int = SAMPLE_MS) -> dict[str, Any]:
+def run_preflight(transport: Transport, sample_ms: int = SAMPLE_MS, micro_runs: int = MICRO_RUNS) -> dict[str, Any]:
     """Run the check on the transport's host: the report (facts, findings, verdict) as plain JSON-able data."""
-    result = transport.run(preflight_command(sample_ms=sample_ms), check=False, timeout=SCRIPT_TIMEOUT_S)
+    command = preflight_command(runs=micro_runs, sample_ms=sample_ms)
+    result = transport.run(command, check=False, timeout=SCRIPT_TIMEOUT_S)
     return preflight_report(parse_preflight(result.text))
 
 
-def check_host(host: HostSpec, sample_ms: int = SAMPLE_MS) -> dict[str, Any]:
+def check_host(host: HostSpec, sample_ms: int = SAMPLE_MS, micro_runs: int = MICRO_RUNS) -> dict[str, Any]:
     """The report of a check of this host; a check that could not run says why (verdict unknown), never raises:
     a study runs whatever its check says."""
     try:
         with connect(host) as transport:
-            return run_preflight(transport, sample_ms)
+            return run_preflight(transport, sample_ms, micro_runs)
     except Exception as error:  # noqa: BLE001 (a host we cannot check is reported, not a failure of the study)
         reason = f"{type(error).__name__}: {error}"
         return {"verdict": Verdict.UNKNOWN.value, "findings": [], "facts": {}, "error": reason}

@@ -37,7 +37,7 @@ from benchdash.studies.models import Trial
 from workers.attempt import run_attempt, stop_server_kept_for
 from workers.host_wait import HostPatience
 from workers.preflight import check_host
-from workers.spec import TrialOutcome
+from workers.spec import HostSpec, TrialOutcome
 
 logger = logging.getLogger(__name__)
 # How long clear_study_clusters waits for a cancelled study's running trial to stop, and how often it looks.
@@ -88,7 +88,7 @@ def run_and_store(trial: Trial) -> Trial:
     watch = AttemptWatch(trial.pk, trial.attempts)
     with heartbeat(watch):
         if study_needs_noise_check(trial):  # before the first trial: the host is this study's now
-            report = check_host(spec.db_host, settings.NOISE_SAMPLE_MS)
+            report = noise_check(spec.db_host)
             noise_check_keep(report=report, host_id=trial.host_id, study_id=trial.study_id)
         patience = HostPatience(tuple(settings.HOST_WAIT_DELAYS_S), settings.HOST_WAIT_LIMIT_S)
         outcome = run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
@@ -127,9 +127,14 @@ def check_host_noise(host_id: int) -> str:
     """The host page's "check noise now": run the noise check on the host and keep its report there."""
     close_old_connections()
     host = Host.objects.get(pk=host_id)
-    report = check_host(host_spec(host), settings.NOISE_SAMPLE_MS)
+    report = noise_check(host_spec(host))
     noise_check_keep(report=report, host_id=host.pk)
     return str(report["verdict"])
+
+
+def noise_check(host: HostSpec) -> dict[str, Any]:
+    """The noise check of the host, as the settings size it."""
+    return check_host(host, settings.NOISE_SAMPLE_MS, settings.NOISE_MICRO_RUNS)
 
 
 def report_host_wait(host_name: str, since: datetime | None) -> None:

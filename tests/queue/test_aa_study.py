@@ -18,6 +18,7 @@ from django.urls import reverse
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.uncertainty import Verdict
+from tests.queue.conftest import NOISE_MICRO_RUNS
 from tests.queue.support import form_data, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -57,7 +58,7 @@ def test_one_build_against_itself_cannot_tell_in_any_cell(
     ]
     # The noise check ran on the DB host before the first trial; its verdict travels with the study.
     assert study.noise_check["verdict"] in {"quiet", "some_noise", "noisy"}
-    assert len(study.noise_check["facts"]["micro_us"]) == 10
+    assert len(study.noise_check["facts"]["micro_us"]) == NOISE_MICRO_RUNS
     response = client.get(reverse("studies:summary_csv", args=[study.pk]))
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
     assert [row["verdict"] for row in rows if row["baseline"] == "false"] == ["cant_tell", "cant_tell"]

@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from benchdash.studies.models import Attempt, Study, Trial
 from benchdash.studies.overlaps import trial_overlaps
+from tests.queue.conftest import NOISE_MICRO_RUNS
 from tests.queue.support import attempt_history, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -43,6 +44,6 @@ def test_a_study_on_two_hosts_runs_both_at_once_and_each_host_one_trial_at_a_tim
     study.refresh_from_db()
     assert list(study.host_noise_checks) == [str(remote.pk)] and study.db_host_id == local.pk
     checked = [study.noise_check, study.host_noise_checks[str(remote.pk)]]
-    assert [len(check["facts"]["micro_us"]) for check in checked] == [10, 10]
+    assert [len(check["facts"]["micro_us"]) for check in checked] == [NOISE_MICRO_RUNS] * 2
     page = client.get(reverse("studies:detail", args=[study.pk])).content.decode()
     assert "Trials that ran at the same time" in page
