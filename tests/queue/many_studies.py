@@ -21,20 +21,21 @@ def many_targets(count: int) -> Iterator[list[SshServer]]:
         yield [stack.enter_context(sshd_server(f"t{number:02}", f"bd-t{number:02}")) for number in range(1, count + 1)]
 
 
-def queue_short_study(host: str, title: str, duration_s: int = 1) -> int:
-    """One study of one trial (pgbench-select-only, 1 client, scale 1, no collectors) on host, queued; its id."""
+def queue_short_study(host: str, title: str, duration_s: int = 1, scenario: str = "pgbench-select-only") -> int:
+    """One study of one trial (1 client, scale 1, no collectors) on host, queued; its id."""
     out = StringIO()
     call_command(
-        "queue_study", "--host", host, "--builds", "15", "--scenarios", "pgbench-select-only", "--clients", "1",
+        "queue_study", "--host", host, "--builds", "15", "--scenarios", scenario, "--clients", "1",
         "--repetitions", "1", "--duration", str(duration_s), "--scale", "1", "--no-sar", "--no-wait-events",
         "--title", title, stdout=out,
     )  # fmt: skip
     return int(out.getvalue().strip())
 
 
-def queue_at_once(hosts: list[str], studies: int) -> list[int]:
+def queue_at_once(hosts: list[str], studies: int, scenario: str = "pgbench-select-only") -> list[int]:
     """studies short studies, dealt round the hosts, all queued before any worker starts."""
-    return [queue_short_study(hosts[number % len(hosts)], f"at once {number}") for number in range(studies)]
+    in_turn = [hosts[number % len(hosts)] for number in range(studies)]
+    return [queue_short_study(host, f"at once {number}", scenario=scenario) for number, host in enumerate(in_turn)]
 
 
 def still_running(study_ids: list[int]) -> bool:

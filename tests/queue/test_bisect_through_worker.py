@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from benchdash.changes.models import Bisect
 from benchdash.studies.models import Study
 from tests.factories import StudyFactory
-from tests.queue.support import register_host, wait_for
+from tests.queue.support import paced_reference_scenario, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -28,7 +28,7 @@ def test_a_bisect_of_two_minors_runs_its_study_and_concludes(presets, shared_wor
         status=Study.Status.DONE,
     )
     out = io.StringIO()
-    args = ["--template", str(template.pk), "--scenario", "pgecons-reference", "--clients", "1"]
+    args = ["--template", str(template.pk), "--scenario", paced_reference_scenario().slug, "--clients", "1"]
     try:
         call_command("bisect", "--builds", "16.13..16.14", *args, stdout=out)
     except CommandError as error:

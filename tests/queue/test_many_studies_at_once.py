@@ -6,7 +6,7 @@ import pytest
 
 from benchdash.studies.models import Study
 from tests.queue.many_studies import many_targets, outcome, queue_at_once, still_running
-from tests.queue.support import attempt_history, register_build, register_host, wait_for
+from tests.queue.support import attempt_history, paced_reference_scenario, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -15,7 +15,7 @@ def test_twelve_studies_queued_at_once_on_four_hosts_run_each_trial_once(celery_
     register_build(installed_build)
     with many_targets(4) as servers:
         hosts = [register_host(server.spec).name for server in servers]
-        study_ids = queue_at_once(hosts, 12)
+        study_ids = queue_at_once(hosts, 12, paced_reference_scenario().slug)
         for name in ("first", "second"):
             celery_processes.worker(name, concurrency=2)
         wait_for(lambda: not still_running(study_ids), 300, "every study to end")

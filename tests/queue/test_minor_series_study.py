@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from benchdash.changes.models import ChangePoint
 from benchdash.studies.models import Study, Trial
-from tests.queue.support import register_host, wait_for
+from tests.queue.support import paced_reference_scenario, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -30,7 +30,8 @@ def test_a_range_of_minors_runs_through_a_worker_as_one_study(client, member, pr
         size=1,
         pvalue=0,
     )
-    args = ["--builds", "16.13..16.14", "--host", "local", "--scenarios", "pgecons-reference", "--clients", "1"]
+    paced = paced_reference_scenario().slug
+    args = ["--builds", "16.13..16.14", "--host", "local", "--scenarios", paced, "--clients", "1"]
     args += ["--repetitions", "2", "--duration", "1", "--scale", "1", "--no-sar", "--no-wait-events"]
     try:
         call_command("queue_study", *args, stdout=io.StringIO(), stderr=io.StringIO())

@@ -15,7 +15,7 @@ from django.urls import reverse
 from benchdash.celery import host_queue
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.scale_out import SERVES, serving_workers, three_targets
-from tests.queue.support import form_data, register_build, register_host, wait_for
+from tests.queue.support import form_data, paced_reference_scenario, register_build, register_host, wait_for
 from tests.sshd import SshServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -36,8 +36,9 @@ def test_each_host_s_trials_run_only_on_its_workers_one_at_a_time_and_hosts_run_
         celery_processes.env = {"BENCHDASH_WORKER_HOSTS": ",".join(served)}
         celery_processes.worker(name, concurrency=2)
     # One study per host, and a second one on target-2, which both workers serve.
+    paced = paced_reference_scenario()
     for number, host in enumerate([*hosts, hosts[1]]):
-        data = form_data(host=host, builds=[build], baseline=build, scenarios=[presets["pgbench-select-only"]])
+        data = form_data(host=host, builds=[build], baseline=build, scenarios=[paced])
         extra = {"title": f"study {number} on {host.name}", "collect_sar": "", "collect_wait_events": ""}
         client.post(reverse("studies:new"), {**data, "client_levels": "1", "repetitions": "2", **extra})
     studies = Study.objects.filter(title__startswith="study ")
@@ -77,7 +78,7 @@ def test_a_worker_without_a_host_list_takes_the_trials_of_a_host_registered_afte
 ):
     celery_processes.worker("everyone")  # BENCHDASH_WORKER_HOSTS unset: every host, looked up every second here
     host, build = register_host(local_target), register_build(installed_build)
-    data = form_data(host=host, builds=[build], baseline=build, scenarios=[presets["pgbench-select-only"]])
+    data = form_data(host=host, builds=[build], baseline=build, scenarios=[paced_reference_scenario()])
     client.post(reverse("studies:new"), {**data, "client_levels": "1", "collect_sar": "", "collect_wait_events": ""})
     study = Study.objects.get(title="queue test")
     wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 120, "the study to end")

@@ -12,7 +12,7 @@ from django.urls import reverse
 from benchdash.studies.models import Attempt, Study, Trial
 from benchdash.studies.overlaps import trial_overlaps
 from tests.queue.conftest import NOISE_MICRO_RUNS
-from tests.queue.support import attempt_history, register_build, register_host, wait_for
+from tests.queue.support import attempt_history, paced_reference_scenario, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -24,7 +24,8 @@ def test_a_study_on_two_hosts_runs_both_at_once_and_each_host_one_trial_at_a_tim
     build = register_build(installed_build)
     for name in ("left", "right"):
         celery_processes.worker(name)
-    args = ["--builds", build.name, "--host", "local", "--scenarios", "pgbench-select-only", "--clients", "1"]
+    paced = paced_reference_scenario().slug
+    args = ["--builds", build.name, "--host", "local", "--scenarios", paced, "--clients", "1"]
     args += ["--repetitions", "3", "--duration", "2", "--scale", "1", "--no-sar", "--no-wait-events"]
     args += ["--vary", f"host=local,{remote.name}"]
     call_command("queue_study", *args, stdout=io.StringIO(), stderr=io.StringIO())

@@ -8,7 +8,14 @@ from django.urls import reverse
 
 from benchdash.queue.tasks import run_study_trial
 from benchdash.studies.models import Attempt, Study, Trial
-from tests.queue.support import attempt_history, form_data, register_build, register_host, wait_for
+from tests.queue.support import (
+    attempt_history,
+    form_data,
+    paced_reference_scenario,
+    register_build,
+    register_host,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -21,7 +28,7 @@ def test_duplicate_tasks_on_two_workers_never_run_a_trial_twice_or_two_attempts_
     host, build = register_host(local_target), register_build(installed_build)
     for name in ("left", "right"):
         celery_processes.worker(name)
-    data = form_data(host=host, builds=[build], baseline=build, scenarios=[presets["pgbench-select-only"]])
+    data = form_data(host=host, builds=[build], baseline=build, scenarios=[paced_reference_scenario()])
     client.post(reverse("studies:new"), {**data, "repetitions": "2", "collect_sar": "", "collect_wait_events": ""})
     study = Study.objects.get(title="queue test")
     for trial_id in study.trials.values_list("pk", flat=True):

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from benchdash.studies.models import Study, Trial
-from tests.queue.support import attempt_history, register_build, register_host, wait_for
+from tests.queue.support import attempt_history, paced_reference_scenario, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -19,7 +19,8 @@ def test_a_checksum_study_on_one_cpu_runs_both_variants_through_a_worker(
 ):
     register_host(local_target)
     build = register_build(installed_build)
-    args = ["--builds", build.name, "--host", "local", "--scenarios", "pgbench-select-only", "--clients", "1"]
+    paced = paced_reference_scenario().slug
+    args = ["--builds", build.name, "--host", "local", "--scenarios", paced, "--clients", "1"]
     args += ["--repetitions", "1", "--duration", "1", "--scale", "1", "--no-sar", "--no-wait-events"]
     args += ["--vary", "checksums=off,on", "--vary", "cpus=1", "--baseline", "checksums=off"]
     call_command("queue_study", *args, stdout=io.StringIO(), stderr=io.StringIO())

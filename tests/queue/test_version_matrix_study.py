@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from benchdash.studies.models import Study, Trial
 from tests.pgbuilds import archive_build_of
-from tests.queue.support import register_build, register_host, wait_for
+from tests.queue.support import paced_reference_scenario, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -24,7 +24,8 @@ def test_a_study_of_every_registered_build_draws_one_line_from_one_host(
 ):
     register_host(local_target)
     builds = [register_build(installed_build)] + [register_build(archive_build_of(major)) for major in MAJORS]
-    args = ["--builds", "all", "--host", "local", "--scenarios", "pgecons-reference", "--clients", "1"]
+    paced = paced_reference_scenario().slug
+    args = ["--builds", "all", "--host", "local", "--scenarios", paced, "--clients", "1"]
     args += ["--repetitions", "1", "--duration", "1", "--scale", "1", "--no-sar", "--no-wait-events", "--year", "2026"]
     call_command("queue_study", *args, stdout=io.StringIO(), stderr=io.StringIO())
     study = Study.objects.get(kind=Study.Kind.MEASURED)
