@@ -131,24 +131,9 @@ ensure_venv() {
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     say "installing requirements.txt into .venv"
     # pip brings uv (pinned in requirements.txt), which installs the rest: 26 s against pip's 108 s on a 2-core
-    # machine, its wheels unpacked on every core. No bytecode yet: see ensure_bytecode.
+    # machine, its wheels unpacked and compiled on every core.
     .venv/bin/pip install -q --disable-pip-version-check "$(grep -E '^uv==' requirements.txt)"
-    .venv/bin/uv pip install -q --python .venv/bin/python -r requirements.txt
-    echo "$want" > "$stamp"
-  fi
-}
-
-# For `make run`, whose web server, worker and beat may run as RUN_USER, who cannot write .venv's __pycache__ and
-# would compile every module again at each start: all of .venv compiled once, ahead. `make test` (as the owner of
-# .venv) leaves each module to its first import instead: it imports a quarter of the 16,000 files, and compiling all
-# of them took 29 s of CPU and 16 s of a fresh set-up's time on a 2-core machine.
-ensure_bytecode() {
-  local stamp=".venv/.bytecode.sha256" want
-  want="$(sha256sum requirements.txt | cut -d' ' -f1)"
-  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    say "compiling .venv's modules"
-    # A file that does not compile (a package's Python 2 sample) is one nothing imports: not a failure of set-up.
-    "$PY" -m compileall -q -j 0 .venv/lib > /dev/null || :
+    .venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode -r requirements.txt
     echo "$want" > "$stamp"
   fi
 }

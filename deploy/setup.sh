@@ -26,7 +26,6 @@ everything() {
   [ "${1:-}" = run ] && check_run_user_reads_checkout
   ensure_cluster_sudo_rule
   ensure_venv
-  [ "${1:-}" = run ] && ensure_bytecode
   services
   prepare_app
 }
