@@ -119,6 +119,30 @@ def tasks_go_nowhere() -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def flush_by_delete() -> Iterator[None]:
+    """A transactional test's teardown empties the test database with DELETE: Django's one TRUNCATE of the 36 tables
+    gives each of them, their indexes and TOAST tables new files, 0.34 s on an idle 2-core machine and 1.1 to 1.4 s
+    while the suite loads it, where deleting a test's few rows takes 0.003 s and 0.2 s. The lock first keeps
+    TRUNCATE's order of things: the rows go once every other transaction on the tables has ended. Django's foreign
+    keys are DEFERRABLE INITIALLY DEFERRED, so the order of the deletes does not matter. A flush that resets sequences
+    still truncates."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    truncate = DatabaseOperations.sql_flush
+
+    def sql_flush(operations, style, tables, *, reset_sequences=False, allow_cascade=False) -> list[str]:
+        if reset_sequences or not tables:
+            return truncate(operations, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade)
+        names = [operations.quote_name(table) for table in tables]
+        deletes = [f"DELETE FROM {name};" for name in names]  # noqa: S608 (Django's own table names, quoted)
+        return ["SET CONSTRAINTS ALL DEFERRED;", f"LOCK TABLE {', '.join(names)} IN ACCESS EXCLUSIVE MODE;", *deletes]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(DatabaseOperations, "sql_flush", sql_flush)
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def fast_password_hasher() -> Iterator[None]:
     """MD5 for the tests' passwords: the production hasher (PBKDF2, a million rounds) costs seconds a test on a slow
     machine at every create_user and login, and what it proves is Django's, not ours. Production settings keep it."""
