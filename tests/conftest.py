@@ -120,22 +120,20 @@ def tasks_go_nowhere() -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def flush_by_delete() -> Iterator[None]:
-    """A transactional test's teardown empties the test database with DELETE: Django's one TRUNCATE of the 36 tables
-    gives each of them, their indexes and TOAST tables new files, 0.34 s on an idle 2-core machine and 1.1 to 1.4 s
-    while the suite loads it, where deleting a test's few rows takes 0.003 s and 0.2 s. The lock first keeps
-    TRUNCATE's order of things: the rows go once every other transaction on the tables has ended. Django's foreign
-    keys are DEFERRABLE INITIALLY DEFERRED, so the order of the deletes does not matter. A flush that resets sequences
-    still truncates."""
+    """A transactional test's teardown empties the test database with DELETE (tests/flush.py): Django's one TRUNCATE
+    of the 36 tables gives each of them, their indexes and TOAST tables new files, which took 0.34 s on an idle 2-core
+    machine and 1.1 to 1.4 s while the suite loaded it, where deleting a test's few rows took 0.003 s and 0.2 s
+    (bench/flush_truncate_vs_delete.py). A flush that resets sequences still truncates."""
     from django.db.backends.postgresql.operations import DatabaseOperations
+
+    from tests.flush import delete_flush_sql
 
     truncate = DatabaseOperations.sql_flush
 
     def sql_flush(operations, style, tables, *, reset_sequences=False, allow_cascade=False) -> list[str]:
         if reset_sequences or not tables:
             return truncate(operations, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade)
-        names = [operations.quote_name(table) for table in tables]
-        deletes = [f"DELETE FROM {name};" for name in names]  # noqa: S608 (Django's own table names, quoted)
-        return ["SET CONSTRAINTS ALL DEFERRED;", f"LOCK TABLE {', '.join(names)} IN ACCESS EXCLUSIVE MODE;", *deletes]
+        return delete_flush_sql(operations, tables)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(DatabaseOperations, "sql_flush", sql_flush)
