@@ -34,8 +34,10 @@ def queue_short_study(host: str, title: str, duration_s: int = 1, scenario: str 
 
 def queue_at_once(hosts: list[str], studies: int, scenario: str = "pgbench-select-only") -> list[int]:
     """studies short studies, dealt round the hosts, all queued before any worker starts."""
-    in_turn = [hosts[number % len(hosts)] for number in range(studies)]
-    return [queue_short_study(host, f"at once {number}", scenario=scenario) for number, host in enumerate(in_turn)]
+    return [
+        queue_short_study(hosts[number % len(hosts)], f"at once {number}", scenario=scenario)
+        for number in range(studies)
+    ]
 
 
 def still_running(study_ids: list[int]) -> bool:

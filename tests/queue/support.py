@@ -84,7 +84,8 @@ def process_alive(pid: int) -> bool:
 
 def paced_reference_scenario() -> Scenario:
     """pgecons-reference with a 20 ms pause after each transaction, for the tests whose trials only have to run:
-    while a fault comes (a killed worker, a cancel, an outage), or to leave files, rows and clusters behind. The
+    while a fault comes (a killed worker, a cancel, an outage), to leave files, rows and clusters behind, or in a
+    study whose test reads no figure's size or spread (scale-out, many studies, the version matrix...). The
     reference script keeps a core busy for the whole run, taken from the rest of the suite. The same data, reset
     and prewarm; pgbench still measures (about 45 transactions a second for each client)."""
     scenario = Scenario.objects.get(slug="pgecons-reference")
