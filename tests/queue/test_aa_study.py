@@ -1,5 +1,7 @@
 """A/A: one build against itself (two builds pointing at the same binaries) on real runs through a real worker,
-with adaptive repetitions: every cell must say "can't tell", never faster or slower.
+with adaptive repetitions: every cell must say "can't tell", never faster or slower. The runs are the paced reference
+scenario's (tests/queue/support.py): a cell compared with the wrong cell (another client count) is still x2 or x0.5,
+and the 16 to 20 runs leave the cores to the rest of the suite (the reference script at full speed took 73 s of CPU).
 
 The study's threshold is 25%, not the default 2%. Each cell's interval holds the true ratio (1) with 95% when the
 runs are exchangeable, so at 2% an A/A cell may be called a few times in a hundred by design. On a CI machine whose
@@ -19,7 +21,7 @@ from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.uncertainty import Verdict
 from tests.queue.conftest import NOISE_MICRO_RUNS
-from tests.queue.support import form_data, register_build, register_host, wait_for
+from tests.queue.support import form_data, paced_reference_scenario, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +37,7 @@ def test_one_build_against_itself_cannot_tell_in_any_cell(
         host=host,
         builds=[same, twin],
         baseline=same,
-        scenarios=[presets["pgecons-reference"]],
+        scenarios=[paced_reference_scenario()],
         repetitions="3",
         max_repetitions="5",
         duration="1",

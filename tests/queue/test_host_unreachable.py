@@ -15,7 +15,14 @@ from django.utils import timezone
 
 from benchdash.inventory.models import Host
 from benchdash.studies.models import Attempt, Study, Trial
-from tests.queue.support import attempt_history, form_data, register_build, register_host, wait_for
+from tests.queue.support import (
+    attempt_history,
+    form_data,
+    paced_reference_scenario,
+    register_build,
+    register_host,
+    wait_for,
+)
 from tests.sshd import SshServer, sshd_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -30,9 +37,10 @@ def far_target() -> Iterator[SshServer]:
         yield server
 
 
-def queue_study_on(client, presets, host: Host, installed_build) -> Study:
+def queue_study_on(client, host: Host, installed_build) -> Study:
+    """Two paced trials of one client (presets loaded)."""
     build = register_build(installed_build)
-    scenarios = [presets["pgbench-select-only"]]
+    scenarios = [paced_reference_scenario()]
     data = form_data(host=host, builds=[build], baseline=build, scenarios=scenarios, clients="1", repetitions="2")
     client.post(reverse("studies:new"), {**data, "collect_sar": "", "collect_wait_events": ""})
     return Study.objects.get(title="queue test")
@@ -50,7 +58,7 @@ def test_its_trials_wait_for_a_host_that_is_gone_a_while_and_all_succeed(
     stopped_at = time.monotonic()
     celery_processes.env = {**SHORT_WAITS, "BENCHDASH_HOST_WAIT_LIMIT_S": "120"}
     celery_processes.worker("patient")
-    study = queue_study_on(client, presets, host, installed_build)
+    study = queue_study_on(client, host, installed_build)
 
     wait_for(lambda: Host.objects.get(pk=host.pk).unreachable_since, 60, "the attempt to find the host unreachable")
     page = client.get(reverse("studies:detail", args=[study.pk])).content.decode()
@@ -79,7 +87,7 @@ def test_the_study_fails_with_the_reason_once_the_host_stays_away_past_the_limit
     far_target.stop()
     celery_processes.env = {**SHORT_WAITS, "BENCHDASH_HOST_WAIT_LIMIT_S": "4"}
     celery_processes.worker("patient")
-    study = queue_study_on(client, presets, host, installed_build)
+    study = queue_study_on(client, host, installed_build)
 
     wait_for(lambda: study_ended(study), 90, "the study to end")
 

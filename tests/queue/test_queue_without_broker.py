@@ -9,11 +9,11 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from benchdash.studies.models import Study, Trial
-from tests.queue.support import form_data, register_build, register_host, wait_for
+from tests.queue.support import form_data, paced_reference_scenario, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
-ARGS = ["--host", "local", "--scenarios", "pgbench-select-only", "--clients", "1", "--repetitions", "1"]
+ARGS = ["--host", "local", "--scenarios", "paced-reference", "--clients", "1", "--repetitions", "1"]
 
 
 @pytest.mark.slow
@@ -22,6 +22,7 @@ def test_queue_study_with_redis_down_prints_the_id_and_the_study_starts_once_red
 ):
     register_host(local_target)
     build = register_build(installed_build)
+    paced_reference_scenario()
     redis_server.stop(keep_data=False)
     out, err = io.StringIO(), io.StringIO()
 

@@ -17,7 +17,7 @@ from django.urls import reverse
 from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError, attempt_files_write
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.conftest import var_of_its_own
-from tests.queue.support import form_data, register_build, register_host, wait_for
+from tests.queue.support import form_data, paced_reference_scenario, register_build, register_host, wait_for
 
 MIB = 2**20
 
@@ -61,15 +61,14 @@ def test_a_write_that_fails_half_way_removes_what_it_wrote(small_var, settings):
     assert shutil.disk_usage(media).free == 2 * 4096
 
 
-def run_study_on_small_storage(client, celery_processes, local_target, installed_build, presets, var: Path, **env):
-    """Queue a study of two trials (pgbench 3 s each) on a worker whose VAR dir is var; wait for it to end."""
+def run_study_on_small_storage(client, celery_processes, local_target, installed_build, var: Path, **env):
+    """Queue a study of two paced trials (pgbench 3 s each; presets loaded) on a worker whose VAR dir is var; wait
+    for it to end."""
     celery_processes.env = {**var_of_its_own(var), "BENCHDASH_SECRETS_DIR": str(django_settings.SECRETS_DIR)}
     celery_processes.env.update(env)
     celery_processes.worker("small-storage")
     host, build = register_host(local_target), register_build(installed_build)
-    data = form_data(
-        host=host, builds=[build], baseline=build, scenarios=[presets["pgbench-select-only"]], duration="3"
-    )
+    data = form_data(host=host, builds=[build], baseline=build, scenarios=[paced_reference_scenario()], duration="3")
     client.post(reverse("studies:new"), {**data, "collect_sar": "", "collect_wait_events": ""})
     study = Study.objects.get(title="queue test")
     wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 180, "the study to stop")
@@ -102,7 +101,7 @@ def assert_page_says_why(client, study: Study, free: str, needed: str) -> None:
 def test_storage_without_room_stops_the_study_before_pgbench_runs(
     small_var, client, member, presets, celery_processes, local_target, installed_build
 ):
-    study = run_study_on_small_storage(client, celery_processes, local_target, installed_build, presets, small_var)
+    study = run_study_on_small_storage(client, celery_processes, local_target, installed_build, small_var)
 
     first, attempt = assert_stopped_after_one_attempt(study)
     media = small_var / "media"
@@ -125,7 +124,7 @@ def test_an_outcome_the_full_storage_cannot_keep_fails_its_one_run_and_stops_the
     media = small_var / "media"
     filler = fill(media, leave=0)
     study = run_study_on_small_storage(
-        client, celery_processes, local_target, installed_build, presets, small_var, BENCHDASH_ARTIFACT_ROOM_MIN_MIB="0"
+        client, celery_processes, local_target, installed_build, small_var, BENCHDASH_ARTIFACT_ROOM_MIN_MIB="0"
     )
 
     first, attempt = assert_stopped_after_one_attempt(study)

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from benchdash.store_clock import store_now
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.conftest import FAST_CLOCKS
-from tests.queue.support import attempt_history, register_build, register_host, wait_for
+from tests.queue.support import attempt_history, paced_reference_scenario, register_build, register_host, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -41,7 +41,8 @@ def test_workers_10_minutes_behind_and_ahead_run_a_study_with_no_put_back_and_th
         skew = {"PYTHONPATH": SKEWED_CLOCK, "CLOCK_OFFSET_S": str(offset_s), "BENCHDASH_WORKER_HOSTS": host.name}
         celery_processes.env = skew
         celery_processes.worker(f"skewed{offset_s:+d}")
-    args = ["--builds", build.name, "--host", local.name, "--scenarios", "pgbench-select-only", "--clients", "1"]
+    paced = paced_reference_scenario().slug  # 9 s of pgbench on each host, leaving the cores to the rest
+    args = ["--builds", build.name, "--host", local.name, "--scenarios", paced, "--clients", "1"]
     args += ["--repetitions", "1", "--duration", str(DURATION_S), "--scale", "1", "--no-sar", "--no-wait-events"]
     args += ["--vary", f"host={local.name},{remote.name}"]
     queued_at = store_now()
