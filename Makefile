@@ -52,7 +52,8 @@ check: lint imports
 # The checkout's own modules are compiled first: where PYTHONDONTWRITEBYTECODE is set, no process writes them, and
 # each of the run's 200 Python processes (Celery workers and beat, gunicorn, manage.py) compiled them again at its
 # start (0.1 s of CPU each). A stale file is never read: Python compares it with its source.
-test: setup
+test:
+	@bash deploy/setup.sh test
 	@.venv/bin/python -m compileall -q benchdash workers > /dev/null
 	@lint_log=$$(mktemp); \
 	  ( $(MAKE) --no-print-directory lint imports > "$$lint_log" 2>&1 ) & lint=$$!; \

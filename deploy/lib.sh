@@ -439,7 +439,6 @@ check_run_user_reads_checkout() {
 }
 
 prepare_app() {
-  ensure_secret secret-key 64
   say "migrating and loading presets"
   "$PY" manage.py migrate --noinput -v 0
   "$PY" manage.py load_presets

@@ -3,6 +3,8 @@
 # broker (Redis), migrations and the presets. Safe to run again: each step skips what is done.
 #   deploy/setup.sh            everything
 #   deploy/setup.sh run        everything, for `make run`: first checks that the run user can read this checkout
+#   deploy/setup.sh test       everything but the app's data (migrations, presets and history, the host `local`,
+#                              static files), for `make test`: the tests make their own databases and files
 #   deploy/setup.sh services   only start PostgreSQL and Redis
 #   deploy/setup.sh stop       stop the PostgreSQL and Redis that this script started
 #   deploy/setup.sh secure     give a running store or Redis that an older set-up left open its password now
@@ -27,15 +29,16 @@ everything() {
   ensure_cluster_sudo_rule
   ensure_venv
   services
-  prepare_app
+  ensure_secret secret-key 64
 }
 
 step="${1:-all}"
 case "$step" in
-  all) everything ;;
-  run) everything run ;;
+  all) everything; prepare_app ;;
+  run) everything run; prepare_app ;;
+  test) everything ;;
   services) services ;;
   stop) stop_services ;;
   secure) SECURE_NOW=1 services ;;
-  *) die "unknown step '$step' (all, run, services, stop, secure)" ;;
+  *) die "unknown step '$step' (all, run, test, services, stop, secure)" ;;
 esac
