@@ -114,11 +114,17 @@ def test_it_runs_on_a_real_host_in_a_few_seconds(local_target):
 @pytest.mark.slow
 def test_a_short_window_still_finds_a_process_that_keeps_a_cpu_busy(local_target):
     spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    windows = []
     try:
         with connect(local_target) as transport:
-            report = run_preflight(transport, sample_ms=200)
+            # Under make test's load (four pytest workers, their servers and chromium on two cores) the spinner got
+            # under a tenth of a CPU in one 200 ms window on CI; a sampler that cannot see it misses it in all five.
+            for _ in range(5):
+                busy = run_preflight(transport, sample_ms=200, micro_runs=3)["facts"]["busy"]
+                windows.append({process["pid"]: process["cpu_percent"] for process in busy})
+                if windows[-1].get(spinner.pid, 0) >= BUSY_PERCENT:
+                    break
     finally:
         spinner.kill()
         spinner.wait()
-    busy = {process["pid"]: process["cpu_percent"] for process in report["facts"]["busy"]}
-    assert busy.get(spinner.pid, 0) >= BUSY_PERCENT, report["facts"]["busy"]
+    assert windows[-1].get(spinner.pid, 0) >= BUSY_PERCENT, windows
