@@ -87,6 +87,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.servers)
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None, request: pytest.FixtureRequest
+) -> None:
+    """Each pytest worker's test database is a copy of one migrated template (tests/store_template.py)."""
+    from django.conf import settings
+
+    from tests.store_template import migrated_template
+
+    test = settings.DATABASES["default"]["TEST"]
+    worker = getattr(request.config, "workerinput", {}).get("workerid")
+    test["TEMPLATE"] = migrated_template(test["NAME"].removesuffix(f"_{worker}") if worker else test["NAME"])
+
+
 @pytest.fixture(scope="session", autouse=True)
 def static_files_as_in_static_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Pages name static/'s plain files, which Django's client ignores and the live server serves from static/: never

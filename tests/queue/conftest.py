@@ -13,7 +13,6 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 import redis
@@ -25,6 +24,7 @@ from benchdash.celery import app
 from benchdash.studies.models import Scenario
 from benchdash.studies.preset_sync import presets_sync
 from tests.sshd import free_port
+from tests.store_template import store_url
 
 ROOT = Path(__file__).resolve().parents[2]
 QUEUE_TESTS = Path(__file__).resolve().parent
@@ -160,10 +160,7 @@ def var_of_its_own(var: Path) -> dict[str, str]:
 
 
 def worker_env(broker_url: str, **changes: str) -> dict[str, str]:
-    db = connection.settings_dict
-    credentials = f"{quote(db['USER'], safe='')}:{quote(db['PASSWORD'] or '', safe='')}"
-    database_url = f"postgres://{credentials}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-    urls = {"DATABASE_URL": database_url, "REDIS_URL": broker_url}
+    urls = {"DATABASE_URL": store_url(connection.settings_dict["NAME"]), "REDIS_URL": broker_url}
     return {**os.environ, **FAST_CLOCKS, **NO_SYSTEM_CHECKS, **urls, **changes}
 
 

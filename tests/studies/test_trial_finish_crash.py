@@ -5,7 +5,6 @@ import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.db import connection
@@ -16,6 +15,7 @@ from benchdash.studies.lifecycle.artifact_files import trial_folder
 from benchdash.studies.models import Artifact, StudyPoint, Trial, TrialEvidence
 from tests.evidence_samples import real_artifacts
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
+from tests.store_template import store_url
 from workers.spec import TrialOutcome
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -65,12 +65,10 @@ def second_attempt(media: Path) -> Trial:
 
 
 def run_killed_worker(trial: Trial, step: str, media: Path, settings) -> int:
-    db = connection.settings_dict
-    url = f"postgres://{quote(db['USER'])}:{quote(db['PASSWORD'])}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     env = {
         "PATH": "/usr/bin:/bin",
         "DJANGO_SETTINGS_MODULE": "benchdash.settings",
-        "DATABASE_URL": url,
+        "DATABASE_URL": store_url(connection.settings_dict["NAME"]),
         "BENCHDASH_VAR_DIR": str(media.parent),
         "BENCHDASH_SECRETS_DIR": str(settings.SECRETS_DIR),
     }
