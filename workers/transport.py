@@ -267,6 +267,8 @@ class SSHTransport(Transport):
         return True
 
     def _ensure_parent(self, remote_path: str) -> None:
+        # A command, though SFTP could look: it passes the fence, which SFTP does not, so a superseded attempt
+        # writes nothing (tests/engine/test_transport_fence.py).
         parent = posixpath.dirname(remote_path)
         if parent:
             self.run(["mkdir", "-p", "--", parent], timeout=60)

@@ -279,13 +279,15 @@ class Transport(ABC):
             raise CommandTimeout(f"background command {name!r} still runs after {timeout:g}s")
         if waited.exit_status not in (0, scripts.WAIT_GONE):
             raise CommandFailed(waited)
-        outputs = self.run(["sh", "-c", scripts.STATUS, "sh", self.run_dir, name], timeout=120)
-        status = outputs.text.strip()
+        outcome = self.run(["sh", "-c", scripts.OUTCOME, "sh", self.run_dir, name], timeout=120).stdout
+        head, _, outputs = outcome.partition(b"\n")
+        status, _, size = head.decode("ascii", "replace").partition(" ")
+        stdout_size = int(size) if size.isdigit() else len(outputs)
         return CommandResult(
             argv=self._background_argv.get(name, [name]),
             exit_status=int(status) if status.lstrip("-").isdigit() else -9,
-            stdout=self.get_bytes(posixpath.join(self.run_dir, f"{name}.out")),
-            stderr=self.get_bytes(posixpath.join(self.run_dir, f"{name}.err")),
+            stdout=outputs[:stdout_size],
+            stderr=outputs[stdout_size:],
             duration_s=time.monotonic() - started,
         )
 

@@ -32,6 +32,14 @@ def test_it_waits_for_a_background_command_and_returns_its_output(any_transport)
     assert result.argv == ["sh", "-c", "echo out; echo err >&2; exit 7"]
 
 
+def test_the_outputs_come_back_byte_for_byte_however_they_end(any_transport):
+    script = r"printf '\000\377\n7 9\n'; head -c 200000 /dev/zero | tr '\000' x; printf 'no newline' >&2; exit 3"
+    any_transport.start_background("bytes", ["sh", "-c", script])
+    result = any_transport.wait_background("bytes", timeout=30)
+    assert (result.exit_status, result.stderr) == (3, b"no newline")
+    assert result.stdout == b"\x00\xff\n7 9\n" + b"x" * 200_000
+
+
 def test_it_keeps_the_pid_file_of_a_running_command(any_transport):
     any_transport.start_background("sleeper", ["sleep", "30"])
     pgid, started = map(int, any_transport.get_bytes(f"{any_transport.run_dir}/sleeper.pid").split())
