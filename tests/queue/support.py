@@ -181,8 +181,11 @@ def store_outage(seconds: float) -> None:
     ) as maintenance:
         maintenance.execute(sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS false").format(database))
         try:
+            # Client connections only: an autovacuum worker on the database counts as a superuser's process, which
+            # the app's role may not end (a fresh clone's run failed so), and no client waits on it.
             maintenance.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> %s",
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = %s AND pid <> %s AND backend_type = 'client backend'",
                 [settings["NAME"], own],
             )
             time.sleep(seconds)
