@@ -140,14 +140,14 @@ exit 0
 )
 
 # $1 run dir, $2 name: a line "<exit status, or - when there is none> <bytes of stdout>", then the command's stdout
-# and its stderr: one command on the host, where reading the status and each output was three.
+# and its stderr: one command on the host, where reading the status and each output was three. Two processes
+# (wc and cat): the rest are the shell's own; a command that has ended no longer writes its outputs.
 OUTCOME = r"""
-touch "$1/$2.out" "$1/$2.err"
-rc=$(cat "$1/$2.rc" 2>/dev/null)
-size=$(($(wc -c < "$1/$2.out")))
-printf '%s %s\n' "${rc:--}" "$size"
-head -c "$size" "$1/$2.out"
-cat "$1/$2.err"
+rc=
+{ read -r rc < "$1/$2.rc"; } 2>/dev/null
+: >> "$1/$2.out"; : >> "$1/$2.err"
+printf '%s %s\n' "${rc:--}" "$(($(wc -c < "$1/$2.out")))"
+cat -- "$1/$2.out" "$1/$2.err"
 """
 
 # $1 path, $2 octal mode; the content comes on stdin. The mode is set before the content arrives,

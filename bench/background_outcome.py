@@ -1,0 +1,103 @@
+"""What reading a finished background command's outcome costs on the host `local`: one command that prints its exit
+status, stdout and stderr (background_scripts.OUTCOME, since 044fe15) against the three it took before (the status
+script, then `cat` of each output), each after the same wait.
+
+Usage (as root, or as a worker's account with its sudoers rule):  .venv/bin/python bench/background_outcome.py
+[--rounds 9] [--commands 50]
+
+The two take turns, a round of --commands background commands each, so that the machine's load falls on both alike.
+Prints the median wall and CPU time (user + system, of this process and the processes it started) per command, from
+its start to its outcome read, in a Markdown table for docs/BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import posixpath
+import resource
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from workers import background_scripts as scripts  # noqa: E402
+from workers.local_transport import LocalTransport  # noqa: E402
+from workers.spec import HostSpec  # noqa: E402
+from workers.transport_base import CommandResult, Transport  # noqa: E402
+
+# The status script as it was before 044fe15: the exit status only; each output was read after it.
+STATUS_BEFORE = r"""
+cat "$1/$2.rc" 2>/dev/null
+touch "$1/$2.out" "$1/$2.err"
+"""
+COMMAND = ["sh", "-c", "echo out; echo err >&2; exit 3"]
+
+
+def three_commands(transport: Transport, name: str) -> CommandResult:
+    transport.run(["sh", "-c", scripts.WAIT, "sh", transport.run_dir, name, "100"], timeout=70, check=False)
+    status = transport.run(["sh", "-c", STATUS_BEFORE, "sh", transport.run_dir, name], timeout=120).text.strip()
+    return CommandResult(
+        argv=COMMAND,
+        exit_status=int(status) if status.lstrip("-").isdigit() else -9,
+        stdout=transport.get_bytes(posixpath.join(transport.run_dir, f"{name}.out")),
+        stderr=transport.get_bytes(posixpath.join(transport.run_dir, f"{name}.err")),
+        duration_s=0.0,
+    )
+
+
+def one_command(transport: Transport, name: str) -> CommandResult:
+    return transport.wait_background(name, timeout=10)
+
+
+def one_round(
+    transport: Transport, read: Callable[[Transport, str], CommandResult], commands: int
+) -> tuple[float, float]:
+    """Wall and CPU seconds per background command, from its start to its outcome read."""
+    before = cpu_seconds()
+    started = time.perf_counter()
+    for number in range(commands):
+        transport.start_background(f"bench{number}", COMMAND)
+        result = read(transport, f"bench{number}")
+        if (result.exit_status, result.stdout, result.stderr) != (3, b"out\n", b"err\n"):
+            sys.exit(f"{read.__name__} read {result}")
+    return (time.perf_counter() - started) / commands, (cpu_seconds() - before) / commands
+
+
+def cpu_seconds() -> float:
+    return sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--commands", type=int, default=50)
+    args = parser.parse_args()
+    scratch = LocalTransport(HostSpec(name="local", address="", work_dir="/tmp"))
+    work_dir = scratch.run(["mktemp", "-d", "/tmp/benchdash-bench-outcome-XXXXXX"]).text.strip()
+    transport = LocalTransport(HostSpec(name="local", address="", work_dir=work_dir))
+    reads = {"status, then cat of each output (before)": three_commands, "one OUTCOME command": one_command}
+    measured: dict[str, list[tuple[float, float]]] = {name: [] for name in reads}
+    try:
+        for _ in range(args.rounds):
+            for name, read in reads.items():
+                measured[name].append(one_round(transport, read, args.commands))
+    finally:
+        scratch.run(["rm", "-rf", "--", work_dir])
+    print(f"load average {os.getloadavg()[0]:.1f}; {args.rounds} rounds of {args.commands} commands each\n")
+    print("| reading the outcome | wall ms a command (median) | CPU ms a command (median) |")
+    print("| --- | ---: | ---: |")
+    for name, rounds in measured.items():
+        wall = statistics.median(round_[0] for round_ in rounds) * 1000
+        cpu = statistics.median(round_[1] for round_ in rounds) * 1000
+        print(f"| {name} | {wall:.2f} | {cpu:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
