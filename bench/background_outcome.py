@@ -13,10 +13,8 @@ its start to its outcome read, in a Markdown table for docs/BENCHMARKS.md.
 from __future__ import annotations
 
 import argparse
-import os
 import posixpath
 import resource
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -24,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.command_table import print_command_table  # noqa: E402
 from workers import background_scripts as scripts  # noqa: E402
 from workers.local_transport import LocalTransport  # noqa: E402
 from workers.spec import HostSpec  # noqa: E402
@@ -90,13 +89,7 @@ def main() -> None:
                 measured[name].append(one_round(transport, read, args.commands))
     finally:
         scratch.run(["rm", "-rf", "--", work_dir])
-    print(f"load average {os.getloadavg()[0]:.1f}; {args.rounds} rounds of {args.commands} commands each\n")
-    print("| reading the outcome | wall ms a command (median) | CPU ms a command (median) |")
-    print("| --- | ---: | ---: |")
-    for name, rounds in measured.items():
-        wall = statistics.median(round_[0] for round_ in rounds) * 1000
-        cpu = statistics.median(round_[1] for round_ in rounds) * 1000
-        print(f"| {name} | {wall:.2f} | {cpu:.2f} |")
+    print_command_table("reading the outcome", measured, args.commands)
 
 
 if __name__ == "__main__":

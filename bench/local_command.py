@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import statistics
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.command_table import print_command_table  # noqa: E402
 from workers.local_transport import DEFAULT_LOCAL_USER, switch_user_argv  # noqa: E402
 from workers.transport_base import wrap_command  # noqa: E402
 
@@ -53,13 +53,7 @@ def main() -> None:
     for _ in range(args.rounds):
         for name, prefix in switches(args.account).items():
             measured[name].append(one_round(prefix, args.commands))
-    print(f"load average {os.getloadavg()[0]:.1f}; {args.rounds} rounds of {args.commands} commands each\n")
-    print("| switch | wall ms a command (median) | CPU ms a command (median) |")
-    print("| --- | ---: | ---: |")
-    for name, rounds in measured.items():
-        wall = statistics.median(round_[0] for round_ in rounds) * 1000
-        cpu = statistics.median(round_[1] for round_ in rounds) * 1000
-        print(f"| {name} | {wall:.2f} | {cpu:.2f} |")
+    print_command_table("switch", measured, args.commands)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,16 @@
+"""The Markdown table the per-command benchmarks print for docs/BENCHMARKS.md: median wall and CPU time a command."""
+
+import os
+import statistics
+
+
+def print_command_table(first_column: str, measured: dict[str, list[tuple[float, float]]], commands: int) -> None:
+    """measured: name -> one (wall, CPU) pair of seconds a command per round."""
+    rounds = len(next(iter(measured.values())))
+    print(f"load average {os.getloadavg()[0]:.1f}; {rounds} rounds of {commands} commands each\n")
+    print(f"| {first_column} | wall ms a command (median) | CPU ms a command (median) |")
+    print("| --- | ---: | ---: |")
+    for name, pairs in measured.items():
+        wall = statistics.median(pair[0] for pair in pairs) * 1000
+        cpu = statistics.median(pair[1] for pair in pairs) * 1000
+        print(f"| {name} | {wall:.2f} | {cpu:.2f} |")
