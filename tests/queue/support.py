@@ -12,6 +12,7 @@ from psycopg import sql
 from benchdash.inventory.management.commands.register_local import postgres_version
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Artifact, Attempt, Scenario, Study, Trial
+from tests.store_template import store_url
 from workers.spec import BuildSpec, HostSpec
 
 
@@ -166,19 +167,12 @@ def store_outage(seconds: float) -> None:
 
     From the server's maintenance database (a database cannot refuse connections while one is made to it):
     the test's own connection to the test database stays, every other one is cut and none is let in."""
-    settings = connection.settings_dict
-    database = sql.Identifier(settings["NAME"])
+    name = connection.settings_dict["NAME"]
+    database = sql.Identifier(name)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         (own,) = cursor.fetchone()
-    with psycopg.connect(
-        host=settings["HOST"],
-        port=settings["PORT"],
-        user=settings["USER"],
-        password=settings["PASSWORD"] or None,
-        dbname="postgres",
-        autocommit=True,
-    ) as maintenance:
+    with psycopg.connect(store_url("postgres"), autocommit=True) as maintenance:
         maintenance.execute(sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS false").format(database))
         try:
             # Client connections only: an autovacuum worker on the database counts as a superuser's process, which
@@ -186,7 +180,7 @@ def store_outage(seconds: float) -> None:
             maintenance.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                 " WHERE datname = %s AND pid <> %s AND backend_type = 'client backend'",
-                [settings["NAME"], own],
+                [name, own],
             )
             time.sleep(seconds)
         finally:
