@@ -1,0 +1,59 @@
+"""Writes pytest's rewritten bytecode of the test modules and conftest.py files once, before `make test`'s workers
+start.
+
+Where PYTHONDONTWRITEBYTECODE is set (this machine and CI), pytest reads the cached bytecode of a module whose asserts
+it rewrites but never writes it, so each of the four pytest workers rewrote every test module in its collection:
+half of a worker's collection CPU (docs/TESTS.md). pytest checks the cached file against its source's hash (PEP 552),
+so one that no longer matches is rewritten as before, never used. The module is pytest's own: the same rewriter,
+the same file name and format; a configuration is needed only for the pass hook, which this project leaves off.
+"""
+
+import ast
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from _pytest.assertion.rewrite import PYC_TAIL, _rewrite_test, _write_pyc_fp, get_cache_dir
+
+TESTS = Path(__file__).resolve().parent
+
+
+def plugin_modules(conftest: Path) -> list[Path]:
+    """The modules the conftest names in pytest_plugins (pytest rewrites those too), read without importing it."""
+    for statement in ast.parse(conftest.read_text()).body:
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "pytest_plugins" for target in statement.targets
+        ):
+            names = ast.literal_eval(statement.value)
+            return [conftest.parent.parent.joinpath(*name.split(".")).with_suffix(".py") for name in names]
+    return []
+
+
+def rewritten_modules(root: Path) -> Iterator[Path]:
+    """The modules pytest rewrites here: python_files (test_*.py), conftest.py and the plugins named there."""
+    yield from plugin_modules(root / "conftest.py")
+    for path in sorted(root.rglob("*.py")):
+        if path.name == "conftest.py" or path.name.startswith("test_"):
+            yield path
+
+
+def write_rewritten(module: Path) -> None:
+    source_hash, code = _rewrite_test(module, None)  # type: ignore[arg-type]
+    cache_dir = get_cache_dir(module)
+    cache_dir.mkdir(exist_ok=True)
+    pyc = cache_dir / (module.name[: -len(".py")] + PYC_TAIL)
+    part = pyc.with_name(f"{pyc.name}.{os.getpid()}")
+    with part.open("wb") as output:
+        _write_pyc_fp(output, source_hash, code)
+    part.replace(pyc)
+
+
+def main() -> int:
+    for module in rewritten_modules(TESTS):
+        write_rewritten(module)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
