@@ -55,7 +55,7 @@ check: lint imports
 # each of the run's 200 Python processes (Celery workers and beat, gunicorn, manage.py) compiled them again at its
 # start (0.1 s of CPU each). A stale file is never read: Python compares it with its source. Likewise the tests'
 # modules as pytest rewrites their asserts (tests/rewrite_ahead.py): each worker's collection then reads them, where
-# it rewrote them all itself (collection 14 s of CPU a worker, 7 s with them, docs/TESTS.md).
+# it rewrote them all itself (collection 13.2 s of CPU a worker, 9.2 s with them, docs/TESTS.md).
 test:
 	@bash deploy/setup.sh test
 	@.venv/bin/python tests/rewrite_ahead.py & rewrite=$$!; \
