@@ -13,28 +13,24 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.timing import medians, timed  # noqa: E402
+
 COLLECT = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
 REWRITE = [sys.executable, "tests/rewrite_ahead.py"]
 COMPILE = [sys.executable, "-m", "compileall", "-q", "benchdash", "workers"]
 
 
-def timed(argv: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one run of argv in the checkout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
+def run(argv: list[str]) -> None:
+    """argv in the checkout, as `make test` runs pytest here."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": ""}
     subprocess.run(argv, cwd=ROOT, env=env, check=True, capture_output=True)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def remove_rewritten() -> None:
@@ -52,17 +48,16 @@ def main() -> None:
         "a worker's collection after it": [],
     }
     labels = list(times)
-    timed(COMPILE)
+    run(COMPILE)
     for _ in range(rounds):
         remove_rewritten()
-        times[labels[0]].append(timed(COLLECT))
-        times[labels[1]].append(timed(REWRITE))
-        times[labels[2]].append(timed(COLLECT))
+        times[labels[0]].append(timed(lambda: run(COLLECT)))
+        times[labels[1]].append(timed(lambda: run(REWRITE)))
+        times[labels[2]].append(timed(lambda: run(COLLECT)))
     print(f"{rounds} rounds, taking turns; load average {os.getloadavg()[0]:.1f}")
     print("\n| run | wall s (median) | CPU s (median) |\n| --- | ---: | ---: |")
     for label, runs in times.items():
-        wall = statistics.median(run[0] for run in runs)
-        cpu = statistics.median(run[1] for run in runs)
+        wall, cpu = medians(runs)
         print(f"| {label} | {wall:.2f} | {cpu:.2f} |")
 
 

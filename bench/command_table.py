@@ -1,7 +1,8 @@
 """The Markdown table the per-command benchmarks print for docs/BENCHMARKS.md: median wall and CPU time a command."""
 
 import os
-import statistics
+
+from bench.timing import medians
 
 
 def print_command_table(first_column: str, measured: dict[str, list[tuple[float, float]]], commands: int) -> None:
@@ -11,6 +12,5 @@ def print_command_table(first_column: str, measured: dict[str, list[tuple[float,
     print(f"| {first_column} | wall ms a command (median) | CPU ms a command (median) |")
     print("| --- | ---: | ---: |")
     for name, pairs in measured.items():
-        wall = statistics.median(pair[0] for pair in pairs) * 1000
-        cpu = statistics.median(pair[1] for pair in pairs) * 1000
-        print(f"| {name} | {wall:.2f} | {cpu:.2f} |")
+        wall, cpu = medians(pairs)
+        print(f"| {name} | {wall * 1000:.2f} | {cpu * 1000:.2f} |")

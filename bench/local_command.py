@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.command_table import print_command_table  # noqa: E402
+from bench.timing import timed  # noqa: E402
 from workers.local_transport import DEFAULT_LOCAL_USER, switch_user_argv  # noqa: E402
 from workers.transport_base import wrap_command  # noqa: E402
 
@@ -31,13 +30,12 @@ def switches(account: str) -> dict[str, list[str]]:
 def one_round(prefix: list[str], commands: int) -> tuple[float, float]:
     """Wall and CPU seconds per command, over `commands` runs of `true` behind prefix and the timeout wrapper."""
     argv = prefix + wrap_command(["true"], timeout=60, env=None)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    for _ in range(commands):
-        subprocess.run(argv, check=True, stdin=subprocess.DEVNULL, capture_output=True)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    def run_all() -> None:
+        for _ in range(commands):
+            subprocess.run(argv, check=True, stdin=subprocess.DEVNULL, capture_output=True)
+
+    wall, cpu = timed(run_all)
     return wall / commands, cpu / commands
 
 

@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.timing import medians, timed  # noqa: E402
+
 COMMANDS = {
     "manage.py check": ["manage.py", "check"],
     "a worker's tasks (import benchdash.queue.tasks)": [
@@ -31,15 +33,10 @@ COMMANDS = {
 }
 
 
-def timed(checkout: Path, argv: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one run of the checkout's Python on argv."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
+def run_in(checkout: Path, argv: list[str]) -> None:
+    """The checkout's Python on argv."""
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchdash.settings", "PYTHONPATH": str(checkout)}
     subprocess.run([sys.executable, *argv], cwd=checkout, env=env, check=True, capture_output=True)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -66,10 +63,9 @@ def report(args: argparse.Namespace, checkouts: dict[str, Path]) -> None:
         times: dict[str, list[tuple[float, float]]] = {label: [] for label in checkouts}
         for _ in range(args.runs):
             for label, checkout in checkouts.items():
-                times[label].append(timed(checkout, argv))
+                times[label].append(timed(partial(run_in, checkout, argv)))
         for label, runs in times.items():
-            wall = statistics.median(run[0] for run in runs)
-            cpu = statistics.median(run[1] for run in runs)
+            wall, cpu = medians(runs)
             print(f"| {name} | {label} | {wall:.2f} | {cpu:.2f} |")
 
 

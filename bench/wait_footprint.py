@@ -9,7 +9,6 @@ it with run_long (a look every LONG_POLL_S); the CPU is what the wait's children
 """
 
 import argparse
-import resource
 import statistics
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.timing import children_cpu_s  # noqa: E402
 from workers import background_scripts  # noqa: E402
 from workers.local_transport import LocalTransport  # noqa: E402
 from workers.spec import HostSpec  # noqa: E402
@@ -33,11 +33,6 @@ def scripts_at(revision: str) -> dict[str, str]:
     namespace: dict[str, object] = {}
     exec(compile(source, "baseline background_scripts.py", "exec"), namespace)  # noqa: S102 (our own file at a commit)
     return {name: str(namespace[name]) for name in SCRIPTS}
-
-
-def children_cpu_s() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def one_wait(transport: LocalTransport, seconds: int) -> float:
