@@ -17,19 +17,38 @@ MEMORY_TMP = "/dev/shm"
 MEMORY_TMP_FREE_BYTES = 4 << 30
 
 
-def put_temporary_files_in_memory() -> None:
-    """The tests' temporary files (targets' work dirs and their clusters, sshd's keys, tmp_path) in /dev/shm, where
-    this machine has a writable one with room: initdb and the copies of a data directory wrote to the disk for
-    seconds of system time each. The engine cannot tell; TMPDIR set by the caller wins. Set before pytest-xdist
-    starts its workers, which inherit it, as do the workers, servers and targets the tests start."""
+def put_temporary_files_in_memory() -> str | None:
+    """The tests' temporary files (targets' work dirs and their clusters, sshd's keys, tmp_path) in a directory of the
+    run's own in /dev/shm, where this machine has a writable one with room: initdb and the copies of a data directory
+    wrote to the disk for seconds of system time each. The engine cannot tell; TMPDIR set by the caller wins. Set
+    before pytest-xdist starts its workers, which inherit it, as do the workers, servers and targets the tests start.
+    Returns the directory made (None: none was), which pytest_sessionfinish removes."""
     if "TMPDIR" in os.environ or not os.access(MEMORY_TMP, os.W_OK):
+        return None
+    if shutil.disk_usage(MEMORY_TMP).free < MEMORY_TMP_FREE_BYTES:
+        return None
+    run_tmp = tempfile.mkdtemp(prefix="benchdash-tests-", dir=MEMORY_TMP)
+    # As /dev/shm itself (sticky, anyone may write): the other accounts the tests run (targets, the web server's)
+    # write their temporary files here too.
+    os.chmod(run_tmp, 0o1777)  # noqa: S103
+    os.environ["TMPDIR"] = run_tmp
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+    return run_tmp
+
+
+RUN_TMP = put_temporary_files_in_memory()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The run's temporary directory goes once every worker has ended, with what killed processes could not remove
+    (a Celery pool's pymp-* directories, chromium's files): about 60 directories a run were left in /dev/shm. After a
+    failure it is kept, for the failed tests' worker and server logs, and named."""
+    if RUN_TMP is None:
         return
-    if shutil.disk_usage(MEMORY_TMP).free >= MEMORY_TMP_FREE_BYTES:
-        os.environ["TMPDIR"] = MEMORY_TMP
-        tempfile.tempdir = None  # gettempdir() reads TMPDIR again
-
-
-put_temporary_files_in_memory()
+    if exitstatus == pytest.ExitCode.OK:
+        shutil.rmtree(RUN_TMP, ignore_errors=True)
+    else:
+        session.config.get_terminal_writer().line(f"the tests' temporary files are kept in {RUN_TMP}")
 
 
 def pytest_configure(config: pytest.Config) -> None:
