@@ -27,8 +27,8 @@ def a_project(root: Path) -> Path:
 def rewritten_by_pytest(root: Path, modules: list[Path]) -> list[Path]:
     """Which of the modules pytest rewrote in a run in root where no bytecode is written, by its own trace."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DEBUG": "1", "PYTEST_ADDOPTS": ""}
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:django"]
-    argv.append("tests/test_sum.py")
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # none of the installed plugins: 0.5 s a run, not 3
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_sum.py"]
     run = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert "1 passed" in run.stdout, run.stdout + run.stderr
     return [module for module in modules if f"rewriting {module!r}" in run.stderr]
