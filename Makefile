@@ -1,6 +1,7 @@
 # The two commands: `make run` and `make test`. Both set up what is missing first.
 # `make check` is the fast lane: ruff, mypy, the import contracts and the tests that need no servers; it sets up
-# nothing and starts nothing, so it needs the .venv that `make test` or `make run` made.
+# nothing and starts nothing, so it needs the .venv that `make test` or `make run` made. Its pytest reads the test
+# modules rewritten ahead (tests/rewrite_ahead.py, which rewrites only what changed since): 4 s less collection.
 .PHONY: run test check setup lint imports need-venv stop bench certs
 
 # Settings may live in .env (see .env.example); every step below sees them.
@@ -41,6 +42,7 @@ imports: need-venv
 	.venv/bin/lint-imports --no-logo --no-cache
 
 check: lint imports
+	@.venv/bin/python tests/rewrite_ahead.py
 	.venv/bin/pytest -m "not servers" -q
 
 # Four pytest-xdist workers: most of the slow tests wait on real processes (workers, pgbench, timeouts), so four run

@@ -1,11 +1,13 @@
-"""Writes pytest's rewritten bytecode of the test modules and conftest.py files once, before `make test`'s workers
-start.
+"""Writes pytest's rewritten bytecode of the test modules and conftest.py files, before `make test`'s workers start
+and before `make check`'s pytest.
 
 Where PYTHONDONTWRITEBYTECODE is set (this machine and CI), pytest reads the cached bytecode of a module whose asserts
 it rewrites but never writes it, so each of the four pytest workers rewrote every test module in its collection:
 half of a worker's collection CPU (docs/TESTS.md). pytest checks the cached file against its source's hash (PEP 552),
-so one that no longer matches is rewritten as before, never used. The module is pytest's own: the same rewriter,
-the same file name and format; a configuration is needed only for the pass hook, which this project leaves off.
+so one that no longer matches is rewritten as before, never used; here, a module whose file still matches is left as
+it is, so a later `make check` or `make test` rewrites only what changed. The module is pytest's own: the same
+rewriter, reader, file name and format; a configuration is needed only for the pass hook, which this project leaves
+off.
 """
 
 import ast
@@ -14,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from _pytest.assertion.rewrite import PYC_TAIL, _rewrite_test, _write_pyc_fp, get_cache_dir
+from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, _rewrite_test, _write_pyc_fp, get_cache_dir
 
 TESTS = Path(__file__).resolve().parent
 
@@ -38,11 +40,17 @@ def rewritten_modules(root: Path) -> Iterator[Path]:
             yield path
 
 
+def rewritten_file(module: Path) -> Path:
+    """Where pytest looks for the module's rewritten bytecode."""
+    return get_cache_dir(module) / (module.name[: -len(".py")] + PYC_TAIL)
+
+
 def write_rewritten(module: Path) -> None:
+    pyc = rewritten_file(module)
+    if _read_pyc(module, pyc) is not None:
+        return
     source_hash, code = _rewrite_test(module, None)  # type: ignore[arg-type]
-    cache_dir = get_cache_dir(module)
-    cache_dir.mkdir(exist_ok=True)
-    pyc = cache_dir / (module.name[: -len(".py")] + PYC_TAIL)
+    pyc.parent.mkdir(exist_ok=True)
     part = pyc.with_name(f"{pyc.name}.{os.getpid()}")
     with part.open("wb") as output:
         _write_pyc_fp(output, source_hash, code)

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.rewrite_ahead import rewritten_modules, write_rewritten
+from tests.rewrite_ahead import rewritten_file, rewritten_modules, write_rewritten
 
 PROJECT = {
     "__init__.py": "",
@@ -46,3 +46,16 @@ def test_pytest_reads_what_it_wrote_and_rewrites_nothing_itself(tmp_path: Path) 
     for module in modules:
         write_rewritten(module)
     assert rewritten_by_pytest(tmp_path, modules) == []
+
+
+def test_a_file_that_still_matches_its_module_is_kept_and_one_that_does_not_is_written_again(tmp_path: Path) -> None:
+    tests = a_project(tmp_path)
+    module = tests / "test_sum.py"
+    write_rewritten(module)
+    written = rewritten_file(module).stat()
+    write_rewritten(module)
+    assert rewritten_file(module).stat().st_ino == written.st_ino
+    module.write_text(PROJECT["test_sum.py"].replace("== 3", "== 3.0"))
+    write_rewritten(module)
+    assert rewritten_file(module).stat().st_ino != written.st_ino
+    assert rewritten_by_pytest(tmp_path, [module]) == []
