@@ -14,7 +14,6 @@ No pg_hba.conf rule trusts anyone: the target's account connects over the privat
 authentication, every TCP client (pgbench on a separate client host) with the cluster's password.
 """
 
-import hashlib
 import json
 import posixpath
 import random
@@ -36,10 +35,11 @@ from workers.pg_conf import (
     passfile_line,
     unknown_settings,
 )
+from workers.postmaster import pg_ctl_stop, postmaster_port, socket_dir_for
 from workers.repeating_failure import REPEATS, repeating_cause
 from workers.settings_catalog import PG_SETTINGS_SQL, SettingsCatalog, catalog_from_pg_settings
 from workers.settings_rules import study_settings_refusals
-from workers.transport import CommandResult, Transport
+from workers.transport import Transport
 
 SUPERUSER = "postgres"
 DBNAME = "postgres"
@@ -51,10 +51,7 @@ IDENT_MAP = "benchdash"
 # The engine's own file last, and required: without it the server does not start on the study's say.
 INCLUDE_BLOCK = f"\n# added by benchdash\ninclude_if_exists = '{SETTINGS_FILE}'\ninclude = '{SERVER_FILE}'\n"
 PORT_RANGE = (20000, 60000)
-SHUTDOWN_MODES = ("smart", "fast", "immediate")
 START_ATTEMPTS = 3
-# A unix socket path may not exceed 107 bytes; past this the socket goes to a private directory in /tmp.
-MAX_SOCKET_DIR_LEN = 90
 # Make the socket directory, mode 0700, and make sure it is ours: a directory someone else made is refused.
 _PRIVATE_DIR_SCRIPT = r"""
 umask 077
@@ -407,26 +404,3 @@ class Cluster:
 
     def clear_marker(self) -> None:
         self.transport.run(["rm", "-f", posixpath.join(self.cluster_dir, MARKER_FILE)])
-
-
-def pg_ctl_stop(transport: Transport, installed: InstalledBuild, data_dir: str, mode: str = "fast") -> CommandResult:
-    """`pg_ctl stop` of the server on data_dir, waiting for it to end; fails (not ok) when none runs there."""
-    if mode not in SHUTDOWN_MODES:
-        raise ValueError(f"unknown shutdown mode {mode!r}")
-    argv = [installed.tool("pg_ctl"), "-D", data_dir, "-m", mode, "-w", "-t", "300", "stop"]
-    return transport.run(argv, timeout=360, check=False)
-
-
-def socket_dir_for(cluster_dir: str) -> str:
-    """<cluster_dir>/socket, or where that path is too long for a unix socket, /tmp/benchdash-<digest>
-    (made private to the target's account before the server starts: _PRIVATE_DIR_SCRIPT)."""
-    preferred = posixpath.join(cluster_dir, "socket")
-    if len(preferred) <= MAX_SOCKET_DIR_LEN:
-        return preferred
-    return f"/tmp/benchdash-{hashlib.sha256(cluster_dir.encode()).hexdigest()[:16]}"
-
-
-def postmaster_port(pid_file: str) -> int | None:
-    """The port from a postmaster.pid (its fourth line), None when it has none."""
-    lines = pid_file.splitlines()
-    return int(lines[3]) if len(lines) > 3 and lines[3].strip().isdigit() else None

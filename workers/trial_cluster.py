@@ -7,9 +7,10 @@ The cluster itself (initdb, settings, start, stop, pgbench -i, snapshots) is wor
 import posixpath
 
 from workers.builds import InstalledBuild, install_build
-from workers.cluster import Cluster, pg_ctl_stop
+from workers.cluster import Cluster
 from workers.cpu_set import chosen_cpus
 from workers.paths import path_safe_name
+from workers.postmaster import pg_ctl_stop
 from workers.pristine import PristineData, pristine_for
 from workers.spec import Prewarm, Reset, TrialSpec
 from workers.transport import Transport

@@ -16,7 +16,8 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from workers.cluster import MARKER_FILE, socket_dir_for
+from workers.cluster import MARKER_FILE
+from workers.postmaster import socket_dir_for
 from workers.pristine import KEY_FILE, PRISTINE_DIR
 from workers.transport import Transport
 

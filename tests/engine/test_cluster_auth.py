@@ -15,9 +15,10 @@ import pytest
 
 from tests.engine.test_runner import trial
 from workers.builds import find_client_tool, install_build
-from workers.cluster import Cluster, socket_dir_for
+from workers.cluster import Cluster
 from workers.local_transport import LocalTransport
 from workers.pg_conf import hba_lines, passfile_line
+from workers.postmaster import socket_dir_for
 from workers.runner import run_trial
 from workers.transport import CommandResult, Transport, connect
 
