@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import argparse
 import posixpath
-import resource
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.command_table import print_command_table  # noqa: E402
+from bench.timing import own_and_children_cpu_s, timed  # noqa: E402
 from workers import background_scripts as scripts  # noqa: E402
 from workers.local_transport import LocalTransport  # noqa: E402
 from workers.spec import HostSpec  # noqa: E402
@@ -56,21 +55,16 @@ def one_round(
     transport: Transport, read: Callable[[Transport, str], CommandResult], commands: int
 ) -> tuple[float, float]:
     """Wall and CPU seconds per background command, from its start to its outcome read."""
-    before = cpu_seconds()
-    started = time.perf_counter()
-    for number in range(commands):
-        transport.start_background(f"bench{number}", COMMAND)
-        result = read(transport, f"bench{number}")
-        if (result.exit_status, result.stdout, result.stderr) != (3, b"out\n", b"err\n"):
-            sys.exit(f"{read.__name__} read {result}")
-    return (time.perf_counter() - started) / commands, (cpu_seconds() - before) / commands
 
+    def run_all() -> None:
+        for number in range(commands):
+            transport.start_background(f"bench{number}", COMMAND)
+            result = read(transport, f"bench{number}")
+            if (result.exit_status, result.stdout, result.stderr) != (3, b"out\n", b"err\n"):
+                sys.exit(f"{read.__name__} read {result}")
 
-def cpu_seconds() -> float:
-    return sum(
-        usage.ru_utime + usage.ru_stime
-        for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
-    )
+    wall, cpu = timed(run_all, own_and_children_cpu_s)
+    return wall / commands, cpu / commands
 
 
 def main() -> None:

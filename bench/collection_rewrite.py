@@ -15,6 +15,7 @@ import argparse
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +26,12 @@ from bench.timing import medians, timed  # noqa: E402
 COLLECT = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
 REWRITE = [sys.executable, "tests/rewrite_ahead.py"]
 COMPILE = [sys.executable, "-m", "compileall", "-q", "benchdash", "workers"]
+# One round, in this order, after the rewritten files are removed.
+ROUND = {
+    "a worker's collection, nothing rewritten ahead": COLLECT,
+    "tests/rewrite_ahead.py": REWRITE,
+    "a worker's collection after it": COLLECT,
+}
 
 
 def run(argv: list[str]) -> None:
@@ -42,18 +49,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     rounds = parser.parse_args().rounds
-    times: dict[str, list[tuple[float, float]]] = {
-        "a worker's collection, nothing rewritten ahead": [],
-        "tests/rewrite_ahead.py": [],
-        "a worker's collection after it": [],
-    }
-    labels = list(times)
+    times: dict[str, list[tuple[float, float]]] = {label: [] for label in ROUND}
     run(COMPILE)
     for _ in range(rounds):
         remove_rewritten()
-        times[labels[0]].append(timed(lambda: run(COLLECT)))
-        times[labels[1]].append(timed(lambda: run(REWRITE)))
-        times[labels[2]].append(timed(lambda: run(COLLECT)))
+        for label, argv in ROUND.items():
+            times[label].append(timed(partial(run, argv)))
     print(f"{rounds} rounds, taking turns; load average {os.getloadavg()[0]:.1f}")
     print("\n| run | wall s (median) | CPU s (median) |\n| --- | ---: | ---: |")
     for label, runs in times.items():
