@@ -13,12 +13,21 @@ off.
 import ast
 import os
 import sys
+import tomllib
 from collections.abc import Iterator
+from fnmatch import fnmatch
 from pathlib import Path
 
 from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, _rewrite_test, _write_pyc_fp, get_cache_dir
 
 TESTS = Path(__file__).resolve().parent
+PYPROJECT = TESTS.parent / "pyproject.toml"
+
+
+def python_files(pyproject: Path) -> list[str]:
+    """The patterns of test modules pytest collects here (python_files), pytest's default where none is set."""
+    options = tomllib.loads(pyproject.read_text()).get("tool", {}).get("pytest", {}).get("ini_options", {})
+    return options.get("python_files", ["test_*.py", "*_test.py"])
 
 
 def plugin_modules(conftest: Path) -> list[Path]:
@@ -32,11 +41,12 @@ def plugin_modules(conftest: Path) -> list[Path]:
     return []
 
 
-def rewritten_modules(root: Path) -> Iterator[Path]:
-    """The modules pytest rewrites here: python_files (test_*.py), conftest.py and the plugins named there."""
+def rewritten_modules(root: Path, patterns: list[str]) -> Iterator[Path]:
+    """The modules pytest rewrites here: those matching python_files' patterns, conftest.py and the plugins named
+    there."""
     yield from plugin_modules(root / "conftest.py")
     for path in sorted(root.rglob("*.py")):
-        if path.name == "conftest.py" or path.name.startswith("test_"):
+        if path.name == "conftest.py" or any(fnmatch(path.name, pattern) for pattern in patterns):
             yield path
 
 
@@ -58,7 +68,7 @@ def write_rewritten(module: Path) -> None:
 
 
 def main() -> int:
-    for module in rewritten_modules(TESTS):
+    for module in rewritten_modules(TESTS, python_files(PYPROJECT)):
         write_rewritten(module)
     return 0
 

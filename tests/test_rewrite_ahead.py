@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.rewrite_ahead import rewritten_file, rewritten_modules, write_rewritten
+from tests.rewrite_ahead import PYPROJECT, python_files, rewritten_file, rewritten_modules, write_rewritten
 
 PROJECT = {
     "__init__.py": "",
@@ -36,12 +36,21 @@ def rewritten_by_pytest(root: Path, modules: list[Path]) -> list[Path]:
 
 def test_it_picks_the_test_modules_the_conftests_and_the_plugins_they_name(tmp_path: Path) -> None:
     tests = a_project(tmp_path)
-    assert [path.name for path in rewritten_modules(tests)] == ["helpers.py", "conftest.py", "test_sum.py"]
+    picked = [path.name for path in rewritten_modules(tests, python_files(PYPROJECT))]
+    assert picked == ["helpers.py", "conftest.py", "test_sum.py"]
+
+
+def test_the_test_modules_are_those_of_the_project_s_python_files(tmp_path: Path) -> None:
+    assert python_files(PYPROJECT) == ["test_*.py"]
+    tests = a_project(tmp_path)
+    (tests / "sum_check.py").write_text("")
+    picked = [path.name for path in rewritten_modules(tests, ["*_check.py"])]
+    assert picked == ["helpers.py", "conftest.py", "sum_check.py"]
 
 
 def test_pytest_reads_what_it_wrote_and_rewrites_nothing_itself(tmp_path: Path) -> None:
     tests = a_project(tmp_path)
-    modules = list(rewritten_modules(tests))
+    modules = list(rewritten_modules(tests, python_files(PYPROJECT)))
     assert rewritten_by_pytest(tmp_path, modules) == modules
     for module in modules:
         write_rewritten(module)
