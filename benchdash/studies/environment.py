@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from benchdash.inventory.models import version_sort_key
 from benchdash.studies.models import Study, Trial
 
 FINGERPRINT = {
@@ -60,12 +61,13 @@ def study_environment(study: Study) -> EnvironmentDiff | None:
         study.trials.filter(published=False, status=Trial.Status.SUCCEEDED)
         .exclude(host_facts={})
         .select_related("build", "variant")
-        .order_by("finished_at")
+        .order_by("finished_at", "pk")
     )
     latest = {_column(trial): trial for trial in trials}
     if len(latest) < 2:
         return None
-    prints = {column: fingerprint(trial) for column, trial in latest.items()}
+    ordered = sorted(latest.items(), key=lambda item: _column_order(item[1], study.baseline_id))
+    prints = {column: fingerprint(trial) for column, trial in ordered}
     columns = list(prints)
     differing: list[EnvironmentRow] = []
     agreeing: list[str | Promise] = []
@@ -83,7 +85,7 @@ def study_fingerprints(study_ids: Iterable[int]) -> dict[int, dict[str, str]]:
     trials = (
         Trial.objects.filter(study_id__in=set(study_ids), published=False, status=Trial.Status.SUCCEEDED)
         .exclude(host_facts={})
-        .order_by("finished_at")
+        .order_by("finished_at", "pk")
     )
     return {trial.study_id: fingerprint(trial) for trial in trials}
 
@@ -96,3 +98,12 @@ def differing_labels(first: Mapping[str, str], second: Mapping[str, str]) -> lis
 
 def _column(trial: Trial) -> str:
     return str(trial.variant) if trial.variant_id else trial.build.name
+
+
+def _column_order(trial: Trial, baseline_build_id: int | None) -> tuple[bool, int, str]:
+    """The results tables' order: the baseline first, then variants by position, builds by version."""
+    variant = trial.variant
+    if variant is not None:
+        return (not variant.baseline, variant.position, str(variant))
+    build = trial.build
+    return (build.pk != baseline_build_id, version_sort_key(build.version), build.name)
