@@ -17,10 +17,11 @@ Level = tuple[int, str]  # clients, conditions
 
 @dataclass(frozen=True)
 class VersionRow:
-    """One build of the version in one study, for one scenario: its figure at each of the scenario's levels."""
+    """One build of the version in one study (one variant, in a variant study), for one scenario: its figure at each
+    of the scenario's levels."""
 
     study: Study
-    build_name: str
+    label: str
     build_version: str
     cells: list[float | None]
 
@@ -65,14 +66,12 @@ def _scenario(name: str, points: list[Point], studies: dict[int, Study]) -> Vers
     levels = sorted({(point.clients, point.conditions) for point in points})
     by_row: dict[tuple[int, str, str], dict[Level, float]] = defaultdict(dict)
     for point in points:
-        by_row[(point.study_id, point.build_name, point.build_version)][(point.clients, point.conditions)] = (
-            point.median
-        )
+        by_row[(point.study_id, point.label, point.build_version)][(point.clients, point.conditions)] = point.median
     rows = [
-        VersionRow(studies[study_id], build_name, build_version, [figures.get(level) for level in levels])
-        for (study_id, build_name, build_version), figures in by_row.items()
+        VersionRow(studies[study_id], label, build_version, [figures.get(level) for level in levels])
+        for (study_id, label, build_version), figures in by_row.items()
     ]
-    rows.sort(key=lambda row: (row.study.year, row.study.pk, version_sort_key(row.build_version), row.build_name))
+    rows.sort(key=lambda row: (row.study.year, row.study.pk, version_sort_key(row.build_version), row.label))
     return VersionScenario(points[0].scenario_slug, name, levels, rows)
 
 

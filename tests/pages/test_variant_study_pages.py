@@ -11,6 +11,7 @@ from benchdash.studies.models import Variant
 from benchdash.studies.results.queries import study_results
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory
 from tests.pages.test_evidence_pages import figure, finished_trial
+from tests.pages.test_version_pages import rows
 
 pytestmark = pytest.mark.django_db
 # (cpus, clients) -> TPS of five runs (enough for the rank interval): 2 CPUs twice as fast at 2 clients, the same at 1
@@ -102,3 +103,11 @@ def test_the_scalability_csv_has_each_cpu_count_by_clients_with_its_peak(client,
         ("2", "2", "300.0", "true"),
     ]
     assert {(row["build"], row["variant"]) for row in rows} == {("pg15", "pg15 cpus=1"), ("pg15", "pg15 cpus=2")}
+
+
+def test_the_version_page_has_a_row_per_variant_of_one_build(client, cpu_study):
+    page = client.get("/versions/15.4/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert [row.split(" measured here not official ")[1] for row in rows(page)] == [
+        "pg15 cpus=1 median 101.00 151.00",
+        "pg15 cpus=2 median 101.00 300.00",
+    ]
