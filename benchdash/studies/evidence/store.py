@@ -158,13 +158,10 @@ def _reason(trial: Trial, collector: str) -> str:
 def evidence_rows(study: Study) -> list[EvidenceRow]:
     """The light part of every measured trial's evidence in a study, as plain rows."""
     line = f"trial__{study_lines(study).trial_field}"
-    values = TrialEvidence.objects.filter(trial__study=study).values(
-        *LIGHT_FIELDS,
-        "trial__position",
-        line,
-        "trial__scenario_id",
-        "trial__clients",
-        "trial__repetition",
+    values = (
+        TrialEvidence.objects.filter(trial__study=study)
+        .order_by("trial__position", "trial_id")
+        .values(*LIGHT_FIELDS, "trial__position", line, "trial__scenario_id", "trial__clients", "trial__repetition")
     )
     return [
         EvidenceRow(

@@ -147,7 +147,7 @@ def _known_facts(trial: Trial) -> dict[str, object]:
         Trial.objects.filter(study_id=trial.study_id, host=trial.host, published=False)
         .exclude(pk=trial.pk)
         .exclude(host_facts={})
-        .order_by(F("finished_at").desc(nulls_last=True))
+        .order_by(F("finished_at").desc(nulls_last=True), "-pk")
         .values_list("host_facts", flat=True)
         .first()
     )
