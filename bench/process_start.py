@@ -5,8 +5,10 @@ Usage:  .venv/bin/python bench/process_start.py [--baseline REV] [--runs 9]
 
 Every worker, beat, web server worker and manage.py command pays this start; the queue tests start hundreds of
 them. The baseline is checked out as a git worktree in a temporary directory (removed at the end) and run with this
-checkout's .venv and settings; the two take turns, so that the machine's load falls on both alike. Prints the
-median wall time and CPU time (user + system) of each, in a Markdown table for docs/BENCHMARKS.md.
+checkout's .venv and settings, both compiled first as `make test` compiles them (where PYTHONDONTWRITEBYTECODE is
+set, the baseline's modules were compiled again at every start); the two take turns, so that the machine's load falls
+on both alike. Prints the median wall time and CPU time (user + system) of each, in a Markdown table for
+docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ def main() -> None:
             for name in ("var", ".env"):
                 if (ROOT / name).exists():
                     (baseline / name).symlink_to(ROOT / name)
+            # As `make test` compiles this checkout's: where PYTHONDONTWRITEBYTECODE is set, nothing else would.
+            for checkout in (baseline, ROOT):
+                compile_argv = [sys.executable, "-m", "compileall", "-q", "benchdash", "workers"]
+                subprocess.run(compile_argv, cwd=checkout, check=True, stdout=subprocess.DEVNULL)
             report(args, {"baseline": baseline, "this checkout": ROOT})
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(baseline)], cwd=ROOT, check=True)
