@@ -1,5 +1,6 @@
 """benchdash settings: every value comes from the environment (see .env.example)."""
 
+import importlib.util
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -52,9 +53,23 @@ INSTALLED_APPS = [
     "benchdash.queue",
     "benchdash.cloud",
     "benchdash.api",
-    "ninja",
     "axes",
 ]
+
+
+def _package_dir(name: str) -> Path:
+    """Where an installed package's files are, found without importing it."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        raise ImproperlyConfigured(f"the package {name} is not installed: run make run (or make test) to install it")
+    return Path(spec.origin).parent
+
+
+# Django Ninja's templates and static files (the API's Swagger page, benchdash/api/v1.py), taken from its package
+# without making it an installed app: every installed app is imported at each process's start, and ninja brings
+# pydantic and django.test (0.15 s of CPU for every Celery worker, beat and manage.py command), where only the web
+# server serves the API.
+NINJA_DIR = _package_dir("ninja")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -79,7 +94,7 @@ WSGI_APPLICATION = "benchdash.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [BASE_DIR / "templates", NINJA_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -148,7 +163,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [BASE_DIR / "static", NINJA_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 # Off: pages name the hashed files collectstatic wrote, and whitenoise serves them compressed (gzip, brotli) and
 # cached for a year (immutable). On (DEBUG's default, for editing static/): plain names, read from static/ on each

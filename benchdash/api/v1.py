@@ -1,9 +1,18 @@
 """The read API, version 1: /api/v1/ (docs/API.md). GET only; every operation follows api/access.py."""
 
 from ninja import NinjaAPI
+from ninja.openapi.docs import ABS_TPL_PATH, Swagger
 
 from benchdash.api.access import ReadAccess
 from benchdash.api.routes import inventory, studies, trends
+
+
+class SiteSwagger(Swagger):
+    """The Swagger page with the Swagger UI that this site serves (ninja's static files, settings.py), where ninja
+    would take it from a CDN because "ninja" is not an installed app: its own page, read as a template."""
+
+    template_cdn = str(ABS_TPL_PATH / "swagger.html")
+
 
 api = NinjaAPI(
     title="benchdash read API",
@@ -16,6 +25,7 @@ api = NinjaAPI(
     ),
     urls_namespace="api-v1",
     auth=ReadAccess(),
+    docs=SiteSwagger(),
 )
 api.add_router("", inventory.router)
 api.add_router("", studies.router)
