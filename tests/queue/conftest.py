@@ -284,10 +284,20 @@ class SharedWorker:
 
 
 @pytest.fixture(scope="session")
-def shared_worker_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedWorker]:
+def shared_worker_session(
+    django_db_setup: None, django_db_blocker, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SharedWorker]:
+    """Set up after the test database, so stopped before it is dropped. The processes the tests started keep their
+    connections to it as production's do (DATABASE_CONN_MAX_AGE), and DROP DATABASE refuses while one is open: what
+    a killed process left is ended here (one run's teardown found two)."""
     processes = Processes(test_broker_url(), tmp_path_factory.mktemp("shared-worker"))
     yield SharedWorker(processes)
     processes.stop_all()
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 @pytest.fixture
