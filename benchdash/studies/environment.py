@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from benchdash.inventory.models import version_sort_key
 from benchdash.studies.models import Study, Trial
+from benchdash.studies.results.tables import column_order
 
 FINGERPRINT = {
     "kernel": _("kernel"),
@@ -101,9 +101,6 @@ def _column(trial: Trial) -> str:
 
 
 def _column_order(trial: Trial, baseline_build_id: int | None) -> tuple[bool, int, str]:
-    """The results tables' order: the baseline first, then variants by position, builds by version."""
-    variant = trial.variant
-    if variant is not None:
-        return (not variant.baseline, variant.position, str(variant))
-    build = trial.build
-    return (build.pk != baseline_build_id, version_sort_key(build.version), build.name)
+    """The results tables' order (results/tables.py)."""
+    is_baseline = trial.variant.baseline if trial.variant is not None else trial.build_id == baseline_build_id
+    return column_order(is_baseline, trial.build.version, _column(trial))

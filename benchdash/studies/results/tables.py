@@ -153,7 +153,12 @@ def _columns(points: list[Point], baseline_build_id: int | None) -> list[BuildCo
         BuildColumn(build_id, point.label, point.build_version, build_id == baseline_build_id)
         for build_id, point in builds.items()
     ]
-    return sorted(columns, key=lambda column: (not column.is_baseline, version_sort_key(column.version), column.name))
+    return sorted(columns, key=lambda column: column_order(column.is_baseline, column.version, column.name))
+
+
+def column_order(is_baseline: bool, version: str, name: str) -> tuple[bool, int, str]:
+    """The order of a study's builds (or variants) side by side: the baseline first, then by version and name."""
+    return (not is_baseline, version_sort_key(version), name)
 
 
 def level_order(level: tuple[int, str]) -> tuple[int, tuple[object, ...]]:
