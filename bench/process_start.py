@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.timing import medians, timed  # noqa: E402
 
+COMPILE = [sys.executable, "-m", "compileall", "-q", "benchdash", "workers"]
 COMMANDS = {
     "manage.py check": ["manage.py", "check"],
     "a worker's tasks (import benchdash.queue.tasks)": [
@@ -55,8 +56,7 @@ def main() -> None:
                     (baseline / name).symlink_to(ROOT / name)
             # As `make test` compiles this checkout's: where PYTHONDONTWRITEBYTECODE is set, nothing else would.
             for checkout in (baseline, ROOT):
-                compile_argv = [sys.executable, "-m", "compileall", "-q", "benchdash", "workers"]
-                subprocess.run(compile_argv, cwd=checkout, check=True, stdout=subprocess.DEVNULL)
+                subprocess.run(COMPILE, cwd=checkout, check=True, stdout=subprocess.DEVNULL)
             report(args, {"baseline": baseline, "this checkout": ROOT})
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(baseline)], cwd=ROOT, check=True)
