@@ -52,8 +52,10 @@ def ensure_ssh_user(name: str = SSH_USER) -> pwd.struct_passwd:
     return pwd.getpwnam(name)
 
 
-def sshd_config(directory: Path, port: int, user: str) -> Path:
+def sshd_config(directory: Path, port: int, user: str, *, sftp: bool = True) -> Path:
+    """sftp=False: no Subsystem line, as on a server whose administrator left SFTP out."""
     config = directory / "sshd_config"
+    subsystem = "Subsystem sftp internal-sftp" if sftp else ""
     config.write_text(
         f"""Port {port}
 ListenAddress 127.0.0.1
@@ -67,7 +69,7 @@ KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
 PermitRootLogin no
-Subsystem sftp internal-sftp
+{subsystem}
 LogLevel ERROR
 # Tests on a loaded machine open many connections at once: past 10 unauthenticated, the default drops new ones at
 # random ("beginning MaxStartups throttling" in sshd.log).
@@ -110,7 +112,7 @@ class SshServer:
     """A throwaway sshd on a free port of 127.0.0.1, with fresh host and client keys, its own user and work dir.
     It may be stopped and started again on the same port with the same keys (a target that goes away a while)."""
 
-    def __init__(self, name: str, user_name: str = SSH_USER) -> None:
+    def __init__(self, name: str, user_name: str = SSH_USER, *, sftp: bool = True) -> None:
         user = ensure_ssh_user(user_name)
         if os.geteuid() == 0:
             os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
@@ -120,7 +122,7 @@ class SshServer:
         generate_key(self.directory / "client_key")
         shutil.copy(self.directory / "client_key.pub", self.directory / "authorized_keys")
         self.port = free_port()
-        self.config = sshd_config(self.directory, self.port, user.pw_name)
+        self.config = sshd_config(self.directory, self.port, user.pw_name, sftp=sftp)
         self.process: subprocess.Popen | None = None
         self.spec = HostSpec(
             name=name,
@@ -156,8 +158,8 @@ class SshServer:
 
 
 @contextmanager
-def sshd_server(name: str, user_name: str = SSH_USER) -> Iterator[SshServer]:
-    server = SshServer(name, user_name)
+def sshd_server(name: str, user_name: str = SSH_USER, *, sftp: bool = True) -> Iterator[SshServer]:
+    server = SshServer(name, user_name, sftp=sftp)
     try:
         server.start()
         yield server

@@ -224,11 +224,24 @@ class SSHTransport(Transport):
     def _sftp_client(self) -> paramiko.SFTPClient:
         if self._sftp is None or self._sftp.get_channel() is None or self._sftp.get_channel().closed:
             self._session().close()  # reconnects when the connection was lost
-            assert self._client is not None
-            self._sftp = self._client.open_sftp()
+            self._sftp = self._open_sftp()
             # Each read or write gives up after this long without an answer (socket.timeout): no endless hang.
             self._sftp.get_channel().settimeout(self.SFTP_IDLE_TIMEOUT_S)  # type: ignore[union-attr]
         return self._sftp
+
+    def _open_sftp(self) -> paramiko.SFTPClient:
+        """The SFTP session; a server that refuses the subsystem closes the channel while the connection stays up,
+        which paramiko reports as a bare "Channel closed": said here as what it is, not as a lost connection."""
+        assert self._client is not None
+        try:
+            return self._client.open_sftp()
+        except _CONNECTION_ERRORS as exc:
+            ssh = self._client.get_transport()
+            if ssh is None or not ssh.is_active():
+                raise
+            raise TransportError(
+                f"the SSH server at {self.host.address} has no sftp subsystem (Subsystem sftp in sshd_config): {exc}"
+            ) from exc
 
     @contextmanager
     def _file_call(self, what: str) -> Iterator[paramiko.SFTPClient]:
