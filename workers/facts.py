@@ -1,5 +1,5 @@
 """What a host is: CPU, memory, kernel, OS, the filesystem under the work directory and its free space,
-tuning knobs, tools.
+tuning knobs, locales, when it booted, tools.
 
 One round trip: a constant script prints each source under a `@@ name` line, and Python parses the
 sections. A source the host lacks (no lscpu, no cpufreq, no perf) gives None, never an error:
@@ -35,6 +35,8 @@ section boost; cat /sys/devices/system/cpu/cpufreq/boost 2>/dev/null
 section thp; cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
 section microcode; grep -m 1 '^microcode' /proc/cpuinfo 2>/dev/null
 section loadavg; cat /proc/loadavg 2>/dev/null
+section locales; locale -a 2>/dev/null
+section stat; grep '^btime ' /proc/stat 2>/dev/null
 for pair in pgbench:--version sar:-V perf:--version; do
   tool=${pair%%:*} flag=${pair#*:}
   path=$(command -v "$tool" 2>/dev/null)
@@ -66,10 +68,23 @@ def collect_host_facts(transport: Transport, work_dir: str) -> dict[str, object]
     facts["transparent_hugepages"] = bracketed_choice(sections.get("thp", ""))
     facts["microcode"] = sections.get("microcode", "").partition(":")[2].strip() or None
     facts["load_average"] = load_average(sections.get("loadavg", ""))
+    facts["locales"] = sections.get("locales", "").split() or None
+    facts["boot_time"] = boot_time(sections.get("stat", ""))
     for tool in TOOLS:
         facts[tool] = sections.get(f"version_{tool}") or None
         facts[f"{tool}_path"] = sections.get(f"path_{tool}") or None
     return facts
+
+
+def read_boot_time(transport: Transport) -> int | None:
+    """When the host last booted (seconds since the epoch, the host's clock): one short command."""
+    return boot_time(transport.run(["grep", "^btime ", "/proc/stat"], timeout=30, check=False).text)
+
+
+def boot_time(stat: str) -> int | None:
+    """The btime line of /proc/stat: 'btime 1764322345' -> 1764322345."""
+    match = re.search(r"^btime\s+(\d+)", stat, re.MULTILINE)
+    return int(match.group(1)) if match else None
 
 
 def split_sections(text: str) -> dict[str, str]:

@@ -66,3 +66,16 @@ def initdb_arguments(options: InitdbOptions, known: set[str]) -> list[str]:
     if missing:
         raise InitdbOptionUnknown(f"this build's initdb has no {', '.join(missing)} (initdb --help does not list it)")
     return argv + wanted
+
+
+def locale_key(name: str) -> str:
+    """A locale name as the C library matches it: the codeset without case or punctuation ('ja_JP.UTF-8' and
+    `locale -a`'s 'ja_JP.utf8' are one locale)."""
+    language, dot, rest = name.partition(".")
+    codeset, at, modifier = rest.partition("@")
+    return language + dot + re.sub(r"[^a-z0-9]", "", codeset.lower()) + at + modifier
+
+
+def locale_installed(name: str, installed: list[str]) -> bool:
+    """Whether `locale -a`'s list holds the locale."""
+    return locale_key(name) in {locale_key(each) for each in installed}

@@ -1,9 +1,19 @@
 """Host facts, read from the real machine locally and over SSH, and the parsers on fixed text."""
 
 import os
+import subprocess
 from pathlib import Path
 
-from workers.facts import bracketed_choice, collect_host_facts, cpu_facts, disk_space, filesystem_facts, turbo
+from workers.facts import (
+    bracketed_choice,
+    collect_host_facts,
+    cpu_facts,
+    disk_space,
+    filesystem_facts,
+    read_boot_time,
+    turbo,
+)
+from workers.initdb_options import locale_installed
 from workers.transport import connect
 
 
@@ -92,3 +102,19 @@ def test_it_finds_the_disk_under_a_partition():
 
 def test_it_tolerates_a_filesystem_it_cannot_read():
     assert filesystem_facts("", "")["fs_type"] is None
+
+
+def test_it_reads_the_locales_and_the_boot_time_of_the_host(local_target):
+    with connect(local_target) as transport:
+        facts = collect_host_facts(transport, local_target.work_dir)
+        booted_at = read_boot_time(transport)
+    installed = subprocess.run(["locale", "-a"], capture_output=True, text=True, check=True).stdout.split()
+    assert facts["locales"] == installed
+    assert facts["boot_time"] == booted_at == int(Path("/proc/stat").read_text().split("btime ")[1].split()[0])
+
+
+def test_it_matches_a_locale_whatever_the_spelling_of_its_codeset():
+    installed = ["C", "C.utf8", "POSIX", "ja_JP.eucjp", "ja_JP.utf8", "sr_RS.utf8@latin"]
+    assert locale_installed("ja_JP.UTF-8", installed) and locale_installed("ja_JP.EUC-JP", installed)
+    assert locale_installed("sr_RS.UTF-8@latin", installed) and locale_installed("C", installed)
+    assert not locale_installed("de_DE.UTF-8", installed) and not locale_installed("sr_RS.UTF-8", installed)
