@@ -4,9 +4,10 @@ The engine never sees a Django model: benchdash/studies/lifecycle/specs.py build
 benchdash/studies/lifecycle/services.py turns a TrialOutcome back into rows.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from enum import StrEnum
+from typing import Any, TypeVar
 
 from workers.initdb_options import InitdbOptions
 
@@ -160,3 +161,11 @@ class TrialOutcome:
     timings: dict[str, float] = field(default_factory=dict)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+
+
+Spec = TypeVar("Spec", HostSpec, BuildSpec, ScenarioSpec)
+
+
+def spec_from_row(spec_class: type[Spec], row: Any) -> Spec:
+    """A spec filled from the row's attributes of the same names: the field lists are the mapping."""
+    return spec_class(**{field.name: getattr(row, field.name) for field in fields(spec_class)})

@@ -10,6 +10,16 @@ from benchdash.inventory.validators import validate_host_address, validate_port,
 LOCAL_HOST_NAME = "local"
 
 
+class FactsState(models.TextChoices):
+    """UNREAD -> READING (asked for, a worker reads them) -> READ | FAILED (error kept); READ or FAILED -> READING
+    when the host is saved or registered again."""
+
+    UNREAD = "unread", _("not read yet")
+    READING = "reading", _("being read")
+    READ = "read", _("read")
+    FAILED = "failed", _("reading failed")
+
+
 class Host(models.Model):
     """A server under test or a pgbench client. The host named `local` is the worker itself."""
 
@@ -47,6 +57,11 @@ class Host(models.Model):
     )
     facts = models.JSONField(_("facts"), default=dict, blank=True)
     facts_updated_at = models.DateTimeField(_("facts updated"), null=True, blank=True)
+    # Where the reading of its facts at registration stands (inventory/host_facts.py), and why it last failed.
+    facts_state = models.CharField(
+        _("facts reading"), max_length=8, choices=FactsState.choices, default=FactsState.UNREAD, editable=False
+    )
+    facts_error = models.TextField(_("facts reading error"), blank=True, editable=False)
     # The latest noise check (workers/preflight.py): verdict, findings and facts; before a study or on demand.
     noise_check = models.JSONField(_("noise check"), default=dict, blank=True)
     noise_checked_at = models.DateTimeField(_("noise checked"), null=True, blank=True)

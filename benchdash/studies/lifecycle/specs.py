@@ -5,23 +5,13 @@ The scheduling choices that need the store are made here too: whether a trial ha
 the next one, and whether it reads the host's facts again.
 """
 
-from dataclasses import fields
-from typing import Any, TypeVar
-
 from django.db import connection
 from django.db.models import F
 
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Attempt, Scenario, Study, Trial, Variant
 from workers.initdb_options import InitdbOptions
-from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
-
-Spec = TypeVar("Spec", HostSpec, BuildSpec, ScenarioSpec)
-
-
-def spec_from_row(spec_class: type[Spec], row: Any) -> Spec:
-    """A spec filled from the row's attributes of the same names: the field lists are the mapping."""
-    return spec_class(**{field.name: getattr(row, field.name) for field in fields(spec_class)})
+from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec, spec_from_row
 
 
 def host_spec(host: Host) -> HostSpec:

@@ -1,10 +1,12 @@
-"""`manage.py pin_host_key HOST [--yes] [--replace]`: show the key a host offers, and pin it on request."""
+"""`manage.py pin_host_key HOST [--yes] [--replace]`: show the key a host offers, pin it on request, and read the
+host's facts once it is pinned."""
 
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from benchdash.inventory.host_facts import facts_outcome_line, host_facts_read
 from benchdash.inventory.models import Host
 from workers.transport import TransportError, fetch_host_key, key_fingerprint
 
@@ -36,6 +38,7 @@ class Command(BaseCommand):
         self.stdout.write(f"{host.name} ({host.address}:{host.port}) offers {key_type} {key_fingerprint(offered)}")
         if host.host_key and same_key(host.host_key, offered):
             self.stdout.write("This key is already pinned.")
+            self.stdout.write(facts_outcome_line(host_facts_read(host_id=host.pk)))
             return
         if host.host_key:
             self.stderr.write(f"WARNING: HOST KEY CHANGED. Pinned: {key_fingerprint(host.host_key)}")
@@ -47,6 +50,7 @@ class Command(BaseCommand):
         host.host_key = offered
         host.save(update_fields=["host_key"])
         self.stdout.write(self.style.SUCCESS(f"Pinned {key_type} {key_fingerprint(offered)} on {host.name}."))
+        self.stdout.write(facts_outcome_line(host_facts_read(host_id=host.pk)))
 
     def find_host(self, name: str) -> Host:
         try:
