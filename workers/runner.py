@@ -272,7 +272,7 @@ class TrialRun:
                 self.client.put_bytes(spec.scenario.script.encode(), script_path)
         argv = pgbench_command(
             pgbench=self.pgbench,
-            host=cluster.socket_dir if self.same_host else spec.db_host.address,
+            host=cluster.socket_dir if self.same_host else spec.db_host.address or self.client.worker_address(),
             port=int(cluster.port or 0),
             user=cluster.user,
             dbname=cluster.dbname,

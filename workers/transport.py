@@ -221,6 +221,14 @@ class SSHTransport(Transport):
         result = CommandResult(list(argv), exit_status, stdout, stderr, time.monotonic() - started)
         return self.finish(result, timeout=timeout, check=check)
 
+    def worker_address(self) -> str:
+        """The local end of this SSH connection: the worker's address on the route the host's packets take back."""
+        self._session().close()  # reconnects when the connection was lost
+        assert self._client is not None
+        ssh = self._client.get_transport()
+        assert ssh is not None
+        return str(ssh.sock.getsockname()[0])  # type: ignore[union-attr]
+
     def _sftp_client(self) -> paramiko.SFTPClient:
         if self._sftp is None or self._sftp.get_channel() is None or self._sftp.get_channel().closed:
             self._session().close()  # reconnects when the connection was lost

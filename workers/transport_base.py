@@ -243,6 +243,11 @@ class Transport(ABC):
     def reconnect(self) -> None:  # noqa: B027 (a transport without a connection needs nothing)
         """Make the connection again, after ConnectionLost; raises HostUnreachable while the host does not answer."""
 
+    def worker_address(self) -> str:
+        """The address by which this host reaches the worker's own machine (the host `local`, which has no address of
+        record): the loopback where the host is the worker itself."""
+        return "127.0.0.1"
+
     def __enter__(self) -> Transport:
         return self
 

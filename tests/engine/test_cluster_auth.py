@@ -119,3 +119,16 @@ def test_pgbench_on_a_separate_client_host_runs_with_the_cluster_password(local_
     assert outcome.tps > 0
     assert "PGPASSWORD" not in outcome.command and "password" not in outcome.command
     assert leftover.stdout == b"", "the client's copy of the password is removed with the trial dir"
+
+
+@pytest.mark.slow
+def test_pgbench_on_another_host_reaches_the_db_host_local_at_the_worker_s_own_address(
+    local_target, ssh_target, installed_build
+):
+    spec = replace(trial(local_target, installed_build), client_host=ssh_target, collect_sar=False)
+    assert local_target.address == ""  # `local` has no address of record
+    with connect(local_target) as db, connect(ssh_target) as client:
+        outcome = run_trial(spec, db, client)
+    assert outcome.ok, outcome.error
+    assert outcome.tps > 0
+    assert " -h 127.0.0.1 " in outcome.command  # the address the client host's sshd sees the worker at
