@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.inventory.builds import registered_minors
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.capacity import size_text
+from benchdash.studies.client_reach import client_reach_problems
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
 from benchdash.studies.lifecycle.plan import PlannedTrial, estimate_seconds, plan_design
 from benchdash.studies.models import RUN_ORDER_LABELS, Scenario, StudyPreset
@@ -208,6 +209,9 @@ class StudyForm(forms.Form):
         cap, planned = cleaned.get("max_repetitions"), cleaned.get("repetitions")
         if cap is not None and planned is not None and cap <= planned:
             self.add_error("max_repetitions", _("More than the planned repetitions, or empty (off)."))
+        if not self.errors:  # a probe over the network, only for a study that is otherwise right
+            for problem in client_reach_problems(cleaned):
+                self.add_error("client_host", problem)
         return cleaned
 
     def _design_variants(self, cleaned: dict[str, Any]) -> None:
