@@ -2,6 +2,7 @@
 pgbench host, probing real addresses), and one whose pgbench host reaches it is queued."""
 
 import io
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -96,3 +97,12 @@ def test_a_pgbench_host_that_cannot_be_reached_itself_is_refused_too(rows):
 
 def test_a_study_whose_pgbench_runs_on_its_db_host_probes_nothing(rows):
     assert study_form(rows, rows["local"], client_host=rows["local"].pk).is_valid()
+
+
+def test_a_db_host_address_reaches_the_probe_as_data_never_as_shell_text(rows, ssh_target):
+    marker = Path(ssh_target.work_dir, "pwned")
+    hostile = HostFactory(name="db-hostile", address=f"x$(touch {marker});touch {marker}")  # stored past the admin
+    form = study_form(rows, hostile)
+    assert not form.is_valid()
+    assert "cannot reach the DB host db-hostile" in form.errors["client_host"][0]
+    assert not marker.exists()
