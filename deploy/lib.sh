@@ -161,12 +161,13 @@ var_owner() {
   if [ "$(id -u)" -ne 0 ]; then id -un; elif var_is_run_users; then echo "$RUN_USER"; else echo root; fi
 }
 
-# Stops set-up, with what to do, when path is a link or belongs to another account than the one set-up made it for.
+# Stops set-up (or $3, what made path), with what to do, when path is a link or belongs to another account than the
+# one it was made for.
 refuse_foreign() {
-  local path="$1" owner="$2"
-  [ -L "$path" ] && die "$path is a link, not what set-up made there: remove it, then run set-up again"
+  local path="$1" owner="$2" maker="${3:-set-up}"
+  [ -L "$path" ] && die "$path is a link, not what $maker made there: remove it, then run $maker again"
   [ -e "$path" ] && [ "$(stat -c %U "$path")" != "$owner" ] &&
-    die "$path belongs to $(stat -c %U "$path"), not $owner as set-up made it: remove it, then run set-up again"
+    die "$path belongs to $(stat -c %U "$path"), not $owner as $maker made it: remove it, then run $maker again"
   return 0
 }
 
