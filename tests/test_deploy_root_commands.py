@@ -16,6 +16,7 @@ from django.db import connection
 
 from tests.deploy_services import STORE_USER, accounts, plant_links, roots_files, state
 from tests.engine.test_builds import FakeRegistry
+from tests.reachable import runs
 from tests.store_template import store_url
 
 pytestmark = [pytest.mark.servers, pytest.mark.slow]
@@ -30,6 +31,8 @@ def run_users_var() -> Iterator[Path]:
     """var/ as set-up leaves it: the run user's, in a directory of root's that account may enter, with its secrets
     (the first command makes the secret key), builds, media, ssh and make certs's CA and server certificate."""
     accounts()
+    if not runs(STORE_USER, ["test", "-r", str(ROOT / "manage.py")]):
+        pytest.skip(f"{STORE_USER} cannot read this checkout, so set-up keeps its var/ root's (README, Set-up)")
     checkout = Path(tempfile.mkdtemp(prefix="benchdash-checkout-"))
     checkout.chmod(0o755)
     var = checkout / "var"
