@@ -14,11 +14,13 @@ setup:
 	@bash deploy/setup.sh
 
 # Development: DEBUG on unless .env or the environment says otherwise (settings.py's default is off); the web
-# server, the worker and beat run as the unprivileged run user when this runs as root (deploy/as-run-user.sh).
+# server, the worker and beat run as the unprivileged run user when this runs as root (deploy/as-run-user.sh). The
+# address printed is the one gunicorn will bind (GUNICORN_CMD_ARGS="--bind ..." moves it; deploy/served_address.py).
 run:
 	@bash deploy/setup.sh run
 	@.venv/bin/python manage.py ensure_admin
-	@echo "benchdash: http://127.0.0.1:8000  (Ctrl-C stops the web server, worker and beat)"
+	@served=$$(.venv/bin/python deploy/served_address.py) && \
+	  echo "benchdash: $$served  (Ctrl-C stops the web server, worker and beat)"
 	@DEBUG=$${DEBUG:-true} BENCHDASH_STATIC_FROM_SOURCE=$${BENCHDASH_STATIC_FROM_SOURCE:-false} \
 	  .venv/bin/honcho --procfile deploy/Procfile --app-root . start
 

@@ -7,6 +7,9 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchdash.settings")
+    from benchdash.var_owner import become_var_owner
+
+    become_var_owner()  # before settings.py, which may write the secret key into var/
     import django
     from django.core.management import execute_from_command_line
 

@@ -68,11 +68,14 @@ def generated_secret(path: Path) -> str:
     """The secret kept in `path`, a 0600 file in a 0700 directory; generated on first use.
 
     Made by root (set-up), it goes to the owner of its directory, the account the processes run as. A file
-    other accounts may read is refused: its secret would be theirs too.
+    other accounts may read is refused: its secret would be theirs too; so is a link in place of it or its directory.
     """
-    if not path.exists():
+    remedy = "set SECRET_KEY or chown it"
+    try:
+        return read_private_file(path, remedy)
+    except FileNotFoundError:
         _write_new_secret(path)
-    return read_private_file(path, "set SECRET_KEY or chown it")
+    return read_private_file(path, remedy)
 
 
 def read_private_file(path: Path, remedy: str) -> str:
@@ -90,7 +93,8 @@ def read_private_file(path: Path, remedy: str) -> str:
     except PermissionError:
         raise ImproperlyConfigured(f"{path} cannot be read by this account; {remedy}") from None
     except OSError as error:
-        if error.errno != errno.ELOOP:
+        # A link in place of the directory fails O_DIRECTORY (ENOTDIR) before O_NOFOLLOW (ELOOP).
+        if error.errno != errno.ELOOP and not path.parent.is_symlink():
             raise
         raise ImproperlyConfigured(f"{path} or its directory is a link; remove it and run set-up again") from None
     with os.fdopen(descriptor) as file:

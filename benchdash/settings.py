@@ -23,9 +23,10 @@ from benchdash.env import (
     url_credentials,
 )
 from benchdash.tls import check_links_encrypted, redis_tls_options
+from benchdash.var_owner import var_dir
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(env_str("BENCHDASH_VAR_DIR", str(BASE_DIR / "var")))
+VAR_DIR = var_dir()
 
 # Off unless set: `make run` sets it for development. Even on, only staff logged in on this machine see a debug page
 # (benchdash/debug_guard.py), and it shows no secret (benchdash/redaction.py).

@@ -63,10 +63,44 @@ ensure_packages() {
   fi
   say "installing $missing"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
+  wait_for_apt_locks "${APT_LOCKS[@]}"
+  apt-get update -qq -o DPkg::Lock::Timeout="$APT_LOCK_WAIT_S"
+  wait_for_apt_locks "${APT_LOCKS[@]}"
   # shellcheck disable=SC2086
-  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout="$APT_LOCK_WAIT_S" $missing >/dev/null
   # Debian starts a cluster and sshd on install; benchdash runs its own, on its own ports.
+}
+
+# apt's and dpkg's locks, which another program (unattended-upgrades, apt in another shell) may hold for minutes: set-up
+# waits for them, saying who holds them, rather than fail at once. apt's own timeout covers the moment after the wait.
+APT_LOCKS=(/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock /var/cache/apt/archives/lock)
+APT_LOCK_WAIT_S=600
+
+wait_for_apt_locks() {
+  local holder shown="" waited=0
+  while holder="$(lock_holder "$@")" && [ -n "$holder" ]; do
+    [ "$waited" -ge "$APT_LOCK_WAIT_S" ] &&
+      die "the apt/dpkg lock is still held by PID $holder after $APT_LOCK_WAIT_S s: let it finish, then run set-up again"
+    [ "$holder" = "$shown" ] ||
+      say "waiting for the apt/dpkg lock held by PID $holder ($(cat "/proc/$holder/comm" 2>/dev/null || echo gone))"
+    shown="$holder"
+    sleep 1
+    waited=$((waited + 1))
+  done
+}
+
+# The pid of a process holding a POSIX lock (apt's and dpkg's kind) on one of the files, from /proc/locks; nothing when
+# none is held.
+lock_holder() {
+  local file dev inode holder
+  for file in "$@"; do
+    read -r dev inode < <(stat -c '%D %i' "$file" 2>/dev/null) || continue
+    # /proc/locks names a file major:minor:inode, in hex but the inode; "->" marks a waiter, not a holder.
+    holder="$(awk -v id="$(printf '%02x:%02x:%s' $((16#$dev >> 8)) $((16#$dev & 255)) "$inode")" \
+      '$2 != "->" && $6 == id && $5 > 0 { print $5; exit }' /proc/locks)"
+    [ -n "$holder" ] && { echo "$holder"; return 0; }
+  done
+  return 0
 }
 
 # PostgreSQL refuses to run as root: when we are root, an ordinary account runs it, and another one the
@@ -161,12 +195,13 @@ var_owner() {
   if [ "$(id -u)" -ne 0 ]; then id -un; elif var_is_run_users; then echo "$RUN_USER"; else echo root; fi
 }
 
-# Stops set-up, with what to do, when path is a link or belongs to another account than the one set-up made it for.
+# Stops set-up (or $3, what made path), with what to do, when path is a link or belongs to another account than the
+# one it was made for.
 refuse_foreign() {
-  local path="$1" owner="$2"
-  [ -L "$path" ] && die "$path is a link, not what set-up made there: remove it, then run set-up again"
+  local path="$1" owner="$2" maker="${3:-set-up}"
+  [ -L "$path" ] && die "$path is a link, not what $maker made there: remove it, then run $maker again"
   [ -e "$path" ] && [ "$(stat -c %U "$path")" != "$owner" ] &&
-    die "$path belongs to $(stat -c %U "$path"), not $owner as set-up made it: remove it, then run set-up again"
+    die "$path belongs to $(stat -c %U "$path"), not $owner as $maker made it: remove it, then run $maker again"
   return 0
 }
 

@@ -7,11 +7,23 @@
 #
 # The CA (DIR/ca.crt, DIR/ca.key) is made once and kept; each run makes DIR/server.crt and DIR/server.key for the
 # names given (host names and IP addresses: the names the workers connect to), signed by it. Keys are 0600.
+#
+# Run as root, it acts as the owner of the directory that holds DIR (var/'s: the run user's, once set-up has handed
+# it over), so that a link that account planted in DIR leads root nowhere; DIR itself must be that account's.
 set -euo pipefail
 
 [ $# -ge 2 ] || { echo "usage: $0 DIR NAME [NAME...]" >&2; exit 2; }
 dir=$1
 shift
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=deploy/lib.sh
+source "$ROOT/deploy/lib.sh"
+if [ "$(id -u)" -eq 0 ] && owner="$(stat -c %U -- "$(dirname -- "$dir")" 2>/dev/null)" && [ "$owner" != root ]; then
+  exec runuser -u "$owner" -- bash "$ROOT/deploy/make-certs.sh" "$dir" "$@"
+fi
+for path in "$dir" "$dir"/{ca.key,ca.crt,ca.srl,server.key,server.csr,server.crt}; do
+  refuse_foreign "$path" "$(id -un)" "make certs"
+done
 ip_re='^[0-9.]+$|:'
 alt_names=()
 for name in "$@"; do

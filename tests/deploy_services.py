@@ -116,3 +116,33 @@ def services() -> Iterator[Services]:
         yield running
     finally:
         running.stop()
+
+
+# --- What a link the run user plants could lead root to ---------------------------------------------------------------
+def roots_files(names: list[str]) -> Path:
+    """A root-owned directory with a root-owned file (mode 0644) and a root-only directory per name: what links lead
+    to."""
+    place = Path(tempfile.mkdtemp(prefix="benchdash-roots-"))
+    place.chmod(0o755)
+    for name in names:
+        (place / name).write_text(f"root's {name}\n")
+        (place / name).chmod(0o644)
+        (place / f"{name}.d").mkdir(mode=0o700)
+    return place
+
+
+def state(place: Path) -> dict[str, tuple]:
+    """What a link could change in place: each entry's contents, owner and mode, and what its directories hold."""
+    return {str(entry.relative_to(place)): _entry_state(entry) for entry in sorted(place.rglob("*"))}
+
+
+def _entry_state(entry: Path) -> tuple:
+    facts = entry.stat()
+    return entry.is_file() and entry.read_bytes(), facts.st_uid, facts.st_mode
+
+
+def plant_links(links: dict[Path, Path]) -> None:
+    """As the run user: each key replaced by a link to its value."""
+    for link, target in links.items():
+        script = 'rm -rf "$1" && ln -s "$2" "$1"'
+        subprocess.run(["runuser", "-u", STORE_USER, "--", "sh", "-c", script, "sh", link, target], check=True)

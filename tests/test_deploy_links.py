@@ -5,42 +5,14 @@ The run user could otherwise turn set-up's writes, chowns and reads into root's 
 """
 
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.deploy_services import OTHER_USER, STORE_USER, services
+from tests.deploy_services import OTHER_USER, STORE_USER, plant_links, roots_files, services, state
 
 pytestmark = [pytest.mark.servers, pytest.mark.slow]
 __all__ = ["services"]  # the fixture
-
-
-def roots_files(names: list[str]) -> Path:
-    """A root-owned directory with a root-owned file (mode 0644) and directory per name: what links lead to."""
-    place = Path(tempfile.mkdtemp(prefix="benchdash-roots-"))
-    place.chmod(0o755)
-    for name in names:
-        (place / name).write_text(f"root's {name}\n")
-        (place / name).chmod(0o644)
-        (place / f"{name}.d").mkdir(mode=0o755)
-    return place
-
-
-def state(place: Path) -> dict[str, tuple]:
-    """What a link could change in place: each entry's contents, owner and mode."""
-    return {
-        entry.name: (entry.is_file() and entry.read_text(), entry.stat().st_uid, entry.stat().st_mode)
-        for entry in sorted(place.iterdir())
-    }
-
-
-def plant_links(links: dict[Path, Path]) -> None:
-    """As the run user: each key replaced by a link to its value."""
-    for link, target in links.items():
-        script = 'rm -rf "$1" && ln -s "$2" "$1"'
-        subprocess.run(["runuser", "-u", STORE_USER, "--", "sh", "-c", script, "sh", link, target], check=True)
 
 
 def setup_again_refuses(services, place: Path, links: dict[Path, Path]) -> str:

@@ -46,6 +46,10 @@ class IntegrityMismatch(ArchiveFetchError):
     pass
 
 
+class BuildsDirNotWritable(ArchiveFetchError):
+    pass
+
+
 @dataclass(frozen=True)
 class NpmArchive:
     pg_version: str  # "13.23"
@@ -187,12 +191,10 @@ def download_verified(url: str, final: Path, integrity: str, *, label: str = "",
     for the same minor) each rename a whole, verified file into place instead of one renaming the other's away.
     """
     algorithm = integrity.split("-", 1)[0]
-    final.parent.mkdir(parents=True, exist_ok=True)
-    if final.exists() and file_integrity(final, algorithm) == integrity:
+    if (new_part := _intact_or_new_part(final, integrity)) is None:
         return False
+    descriptor, part = new_part
     digest = hashlib.new(algorithm)
-    descriptor, part_name = tempfile.mkstemp(prefix=f"{final.name}.", suffix=".part", dir=final.parent)
-    part = Path(part_name)
     try:
         with os.fdopen(descriptor, "wb") as out, _open(url, timeout=120) as response:
             total = int(response.headers.get("Content-Length") or 0) or None
@@ -211,6 +213,18 @@ def download_verified(url: str, final: Path, integrity: str, *, label: str = "",
     part.chmod(0o644)  # mkstemp's 0600 would keep it from whoever installs it, as a plain open() did not
     os.replace(part, final)
     return True
+
+
+def _intact_or_new_part(final: Path, integrity: str) -> tuple[int, Path] | None:
+    """None when final is there and intact; else a new, empty `<final>.<random>.part` beside it, open for writing."""
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        if final.exists() and file_integrity(final, integrity.split("-", 1)[0]) == integrity:
+            return None
+        descriptor, part_name = tempfile.mkstemp(prefix=f"{final.name}.", suffix=".part", dir=final.parent)
+    except OSError as error:
+        raise BuildsDirNotWritable(f"this account cannot write into {final.parent} ({error.strerror})") from None
+    return descriptor, Path(part_name)
 
 
 def fetch_archive(wanted: str, registry: str, dest_dir: Path, *, progress: bool = True) -> tuple[NpmArchive, Path]:

@@ -3,16 +3,14 @@ page explains the fix in both languages (issue 19). The refusal is real: `nobody
 
 import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from django.utils import translation
 
 from benchdash.studies.templatetags.trial_errors import error_fix
+from tests.reachable import BASE_PYTHON, reachable_copy, runs
 from tests.sshd import run_user_account
 
-ROOT = Path(__file__).resolve().parents[2]
 ATTEMPT = """
 from workers.local_transport import LocalTransport, SudoRefused
 from workers.spec import HostSpec
@@ -25,12 +23,16 @@ except SudoRefused as error:
 
 @pytest.fixture(scope="module")
 def refused_error() -> str:
-    """What a worker running as nobody, which no sudoers rule lets run as the clusters' account, records."""
+    """What a worker running as nobody, which no sudoers rule lets run as the clusters' account, records: the engine
+    from a copy nobody can reach (the checkout may be a clone in a directory only root may enter)."""
     if os.geteuid() != 0:
         pytest.skip("running the worker as an account without a sudoers rule needs root")
+    if not runs("nobody", [BASE_PYTHON, "-c", ""]):
+        pytest.skip(f"nobody cannot run {BASE_PYTHON} (a Python under /root)")
     account = run_user_account().pw_name
-    argv = ["runuser", "-u", "nobody", "--", sys.executable, "-c", ATTEMPT.format(account=account)]
-    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    argv = ["runuser", "-u", "nobody", "--", BASE_PYTHON, "-c", ATTEMPT.format(account=account)]
+    with reachable_copy("nobody", "workers") as place:
+        return subprocess.run(argv, cwd=place, capture_output=True, text=True, check=True, timeout=60).stdout.strip()
 
 
 def test_the_engine_raises_a_distinct_error_that_names_the_fix(refused_error):

@@ -16,7 +16,9 @@ from django.test import Client
 from django.urls import reverse
 
 from benchdash.env import generated_secret
+from tests.deploy_services import STORE_USER
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory, StudyFactory, TrialFactory
+from tests.reachable import reachable_copy
 
 REPO = Path(__file__).resolve().parents[2]
 ELSEWHERE = "203.0.113.9"
@@ -77,11 +79,15 @@ def test_make_run_turns_debug_on_for_development_and_runs_everything_as_the_run_
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root switches to the run user")
 def test_the_run_user_wrapper_drops_root_or_says_loudly_why_it_cannot() -> None:
-    result = subprocess.run(
-        [str(REPO / "deploy" / "as-run-user.sh"), "id", "-u"], capture_output=True, text=True, check=True
-    )
-
+    """The wrapper from a copy of deploy/ beside a .venv/bin/python that links where the checkout's does: the run user
+    may not reach the checkout itself (a clone in a directory only root may enter)."""
     venv_python = (REPO / ".venv" / "bin" / "python").resolve()
+    with reachable_copy(STORE_USER, "deploy") as place:
+        (place / ".venv" / "bin").mkdir(parents=True)
+        (place / ".venv" / "bin" / "python").symlink_to(venv_python)
+        wrapper = [str(place / "deploy" / "as-run-user.sh"), "id", "-u"]
+        result = subprocess.run(wrapper, capture_output=True, text=True, check=True)
+
     if str(venv_python).startswith("/root/"):  # a pyenv Python no other account can run
         assert int(result.stdout) == 0
         assert f"WARNING: benchdash cannot run .venv/bin/python ({venv_python}): running id as root" in result.stderr
