@@ -12,7 +12,7 @@ import pytest
 from tests.hosts_file import in_namespace_with_hosts
 from workers.addresses import AddressProblem, embedded_ipv4, ip_problem, resolve
 from workers.spec import HostSpec
-from workers.transport import HostRefused, SSHTransport, connect, fetch_host_key
+from workers.transport import HostRefused, HostUnreachable, SSHTransport, connect, fetch_host_key
 
 # Teredo 2001:0:4136:e378:8000:63bf:.. carries its client's address inverted: 5601:5601 is 169.254.169.254.
 TEREDO_METADATA = "2001:0:4136:e378:8000:63bf:5601:5601"
@@ -118,3 +118,10 @@ def test_an_ssh_transport_connects_to_the_checked_address(ssh_target):
         assert isinstance(transport, SSHTransport) and transport.run(["echo", "ok"]).text == "ok\n"
     finally:
         transport.close()
+
+
+def test_a_name_that_does_not_resolve_is_waited_for_and_a_refused_address_is_not():
+    """HostUnreachable makes the attempt wait for the host (workers/host_wait.py); HostRefused fails it at once."""
+    with pytest.raises(HostUnreachable, match=r"^cannot resolve nothing\.invalid$"):
+        connect(HostSpec(name="gone", address="nothing.invalid", work_dir="/tmp/bd"))
+    assert not issubclass(HostRefused, HostUnreachable)
