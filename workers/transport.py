@@ -23,6 +23,7 @@ from contextlib import contextmanager
 
 import paramiko
 
+from workers.addresses import IPAddress, address_problem, refused_reason, resolve
 from workers.local_transport import LocalTransport
 from workers.paths import unsafe_path_reason
 from workers.spec import HostSpec
@@ -84,15 +85,37 @@ def key_fingerprint(key: paramiko.PKey | str) -> str:
     return "SHA256:" + base64.b64encode(digest).decode("ascii").rstrip("=")
 
 
-def fetch_host_key(address: str, port: int = 22, timeout: float = 15) -> str:
+def fetch_host_key(address: str, port: int = 22, timeout: float = 15, *, allow_link_local: bool = False) -> str:
     """The host key a server offers, as 'TYPE BASE64', without logging in."""
     try:
-        with paramiko.Transport((address, port)) as ssh:
+        with paramiko.Transport(checked_socket(address, port, timeout, allow_link_local=allow_link_local)) as ssh:
             ssh.banner_timeout = timeout
             ssh.start_client(timeout=timeout)
             return key_line(ssh.get_remote_server_key())
     except (OSError, paramiko.SSHException) as exc:
         raise TransportError(f"cannot read the host key of {address}:{port}: {exc}") from exc
+
+
+def checked_socket(address: str, port: int, timeout: float, *, allow_link_local: bool) -> socket.socket:
+    """A TCP connection to `address`, made to the first answering address it resolves to, once every one of them
+    has been checked (workers/addresses.py): the name is resolved once, so what is checked is what is reached."""
+    ips = resolve(address)
+    if not ips:
+        raise HostUnreachable(f"cannot resolve {address}")
+    refused = None if allow_link_local else address_problem(ips)
+    if refused is not None:
+        raise HostRefused(refused_reason(address, *refused))
+    return _first_answering(ips, port, timeout)
+
+
+def _first_answering(ips: list[IPAddress], port: int, timeout: float) -> socket.socket:
+    failures: list[OSError] = []
+    for ip in ips:
+        try:
+            return socket.create_connection((str(ip), port), timeout=timeout)
+        except OSError as exc:
+            failures.append(exc)
+    raise failures[-1]
 
 
 class _RefuseUnknownHostKey(paramiko.MissingHostKeyPolicy):
@@ -135,9 +158,13 @@ class SSHTransport(Transport):
             known_name = host.address if host.port == 22 else f"[{host.address}]:{host.port}"
             client.get_host_keys().add(known_name, pinned.get_name(), pinned)
         try:
+            sock = checked_socket(
+                host.address, host.port, self.CONNECT_TIMEOUT_S, allow_link_local=host.allow_link_local
+            )
             client.connect(
                 host.address,
                 port=host.port,
+                sock=sock,
                 username=host.username or None,
                 key_filename=host.key_path or None,
                 timeout=self.CONNECT_TIMEOUT_S,

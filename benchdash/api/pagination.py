@@ -7,6 +7,8 @@ from django.http import HttpRequest
 from ninja import Field, Schema
 from ninja.pagination import LimitOffsetPagination
 
+from benchdash.api.params import Offset
+
 MAX_LIMIT = 500
 DEFAULT_LIMIT = 100
 
@@ -14,7 +16,7 @@ DEFAULT_LIMIT = 100
 class Page(LimitOffsetPagination):
     class Input(Schema):
         limit: int = Field(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="How many items, at most 500.")
-        offset: int = Field(0, ge=0, description="How many items to skip.")
+        offset: Offset = Field(0, description="How many items to skip.")
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(max_limit=MAX_LIMIT, **kwargs)  # type: ignore[arg-type]

@@ -4,6 +4,7 @@ from ninja import NinjaAPI
 from ninja.openapi.docs import ABS_TPL_PATH, Swagger
 
 from benchdash.api.access import ReadAccess
+from benchdash.api.errors import install_error_handlers
 from benchdash.api.routes import inventory, studies, trends
 
 
@@ -27,6 +28,7 @@ api = NinjaAPI(
     auth=ReadAccess(),
     docs=SiteSwagger(),
 )
+install_error_handlers(api)
 api.add_router("", inventory.router)
 api.add_router("", studies.router)
 api.add_router("", trends.router)

@@ -2,6 +2,7 @@
 
 import re
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -84,6 +85,12 @@ class Host(models.Model):
     @property
     def is_local(self) -> bool:
         return self.name == LOCAL_HOST_NAME
+
+    @property
+    def allow_link_local(self) -> bool:
+        """Whether the worker may connect to this host at a link-local or metadata address: the administrator's
+        setting, the same for every host (validators.validate_host_address)."""
+        return bool(settings.ALLOW_LINK_LOCAL_HOSTS)
 
     @property
     def cpu_summary(self) -> str:

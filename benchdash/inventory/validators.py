@@ -1,6 +1,7 @@
 """The checks of what benchdash hands to a target, for every way in: the model's fields (so the admin and any
 ModelForm) and the commands. A path (work directory, bin directory): the rule is the worker's own
-(workers/paths.py), which checks it again before it reaches a host. A host's address and SSH port."""
+(workers/paths.py), which checks it again before it reaches a host. A host's address (the worker's rule too,
+workers/addresses.py, checked again when it connects) and SSH port."""
 
 import ipaddress
 import re
@@ -11,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils.translation import gettext_lazy as _
 
+from workers.addresses import AddressProblem, address_problem, resolve, written_as_ip
 from workers.paths import MAX_PATH_LENGTH, PathProblem, path_problem
 
 _MESSAGES = {
@@ -43,22 +45,39 @@ LINK_LOCAL = _(
     "%(address)s is a link-local address (169.254.0.0/16, fe80::/10), where cloud machines answer with their "
     "credentials: benchdash refuses it unless an administrator sets BENCHDASH_ALLOW_LINK_LOCAL_HOSTS=true."
 )
+METADATA = _(
+    "%(address)s is a cloud metadata address (fd00:ec2::254, 100.100.100.200), where cloud machines answer with "
+    "their credentials: benchdash refuses it unless an administrator sets BENCHDASH_ALLOW_LINK_LOCAL_HOSTS=true."
+)
+DISGUISED = _(
+    "%(address)s is this machine in disguise (0.0.0.0, ::, or loopback inside an IPv6 address; write loopback as "
+    "127.0.0.1 or ::1): benchdash refuses it unless an administrator sets BENCHDASH_ALLOW_LINK_LOCAL_HOSTS=true."
+)
+RESOLVED = _("%(name)s (resolves to %(ip)s)")
+_ADDRESS_MESSAGES = {
+    AddressProblem.LINK_LOCAL: LINK_LOCAL,
+    AddressProblem.METADATA: METADATA,
+    AddressProblem.DISGUISED: DISGUISED,
+}
 PORT_RANGE = _("A port is a number from 1 to 65535.")
 validate_port = [MinValueValidator(1, PORT_RANGE), MaxValueValidator(65535, PORT_RANGE)]
 
 
 def validate_host_address(address: str) -> None:
-    """Raise ValidationError unless `address` is a host name (RFC 1123) or an IP address that is not link-local
-    (unless settings.ALLOW_LINK_LOCAL_HOSTS)."""
-    params = {"address": address}
+    """Raise ValidationError unless `address` is a host name (RFC 1123) or an IP address, and neither it nor any
+    address the name resolves to is one that workers/addresses.py refuses (unless settings.ALLOW_LINK_LOCAL_HOSTS).
+
+    A name that does not resolve here is taken: the web server may not see the targets' names, and the worker
+    checks what it resolves to when it connects."""
     try:
-        ip = ipaddress.ip_address(address)
+        ipaddress.ip_address(address)
     except ValueError:
-        _check_host_name(address, params)
-        return
-    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
-    if (mapped or ip).is_link_local and not settings.ALLOW_LINK_LOCAL_HOSTS:
-        raise ValidationError(LINK_LOCAL, code="link_local", params=params)
+        _check_host_name(address, {"address": address})
+    refused = None if settings.ALLOW_LINK_LOCAL_HOSTS else address_problem(resolve(address))
+    if refused is not None:
+        ip, problem = refused
+        shown = address if written_as_ip(address, ip) else RESOLVED % {"name": address, "ip": ip}
+        raise ValidationError(_ADDRESS_MESSAGES[problem], code=str(problem), params={"address": shown})
 
 
 def _check_host_name(address: str, params: dict[str, str]) -> None:

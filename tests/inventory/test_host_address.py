@@ -14,14 +14,25 @@ from django.utils import translation
 
 from benchdash.inventory.models import Host
 from benchdash.inventory.validators import validate_host_address
+from tests.hosts_file import in_namespace_with_hosts
 
 LINK_LOCAL = "is a link-local address (169.254.0.0/16, fe80::/10)"
+METADATA = "is a cloud metadata address (fd00:ec2::254, 100.100.100.200)"
+DISGUISED = "is this machine in disguise"
 NOT_AN_ADDRESS = "is neither a host name"
 NUMERIC = "is written as a number"
 REFUSED = [
     ("169.254.169.254", LINK_LOCAL),
     ("fe80::1", LINK_LOCAL),
     ("::ffff:169.254.169.254", LINK_LOCAL),
+    ("::169.254.169.254", LINK_LOCAL),
+    ("64:ff9b::169.254.169.254", LINK_LOCAL),
+    ("2002:a9fe:a9fe::1", LINK_LOCAL),
+    ("fd00:ec2::254", METADATA),
+    ("100.100.100.200", METADATA),
+    ("::ffff:127.0.0.1", DISGUISED),
+    ("64:ff9b::127.0.0.1", DISGUISED),
+    ("0.0.0.0", DISGUISED),  # noqa: S104 (an address refused, not one bound)
     ("10.0.0.1; id", NOT_AN_ADDRESS),
     ("db1 -oProxyCommand=id", NOT_AN_ADDRESS),
     ("-oProxyCommand=id", NOT_AN_ADDRESS),
@@ -32,7 +43,7 @@ REFUSED = [
     ("0xa9.0xfe.0xa9.0xfe", NUMERIC),
     ("169.254.43518", NUMERIC),
 ]
-TAKEN = ["db1", "db-1.example.com", "192.0.2.10", "2001:db8::1", "localhost", "a" * 63]
+TAKEN = ["db1", "db-1.example.com", "192.0.2.10", "2001:db8::1", "localhost", "127.0.0.1", "::1", "a" * 63]
 
 
 def message(address: str, language: str = "en") -> str:
@@ -54,13 +65,44 @@ def test_it_takes_a_host_name_or_an_ip(address):
 
 def test_the_messages_are_in_japanese_too():
     assert message("169.254.169.254", "ja").startswith("169.254.169.254 はリンクローカルアドレス")
+    assert message("fd00:ec2::254", "ja").startswith("fd00:ec2::254 はクラウドのメタデータアドレス")
+    assert message("::ffff:127.0.0.1", "ja").startswith("::ffff:127.0.0.1 は姿を変えたこのマシン")
     assert message("10.0.0.1; id", "ja").startswith("10.0.0.1; id はホスト名")
 
 
 @override_settings(ALLOW_LINK_LOCAL_HOSTS=True)
 def test_an_administrator_may_allow_link_local_addresses():
-    assert validate_host_address("169.254.169.254") is None
+    for address in ("169.254.169.254", "fd00:ec2::254", "64:ff9b::169.254.169.254", "::ffff:127.0.0.1"):
+        assert validate_host_address(address) is None
     assert NOT_AN_ADDRESS in message("10.0.0.1; id")
+
+
+VALIDATE = """
+import sys, django
+django.setup()
+from django.core.exceptions import ValidationError
+from django.utils import translation
+from benchdash.inventory.validators import validate_host_address
+translation.activate("en")
+for name in sys.argv[1:]:
+    try:
+        validate_host_address(name)
+        print("taken", name)
+    except ValidationError as refused:
+        print("refused", *refused.messages)
+"""
+
+
+def test_a_name_is_refused_for_what_it_resolves_to(tmp_path):
+    """Resolved by glibc through a hosts file of the test's own (tests/hosts_file.py): the form's check is the
+    worker's (tests/engine/test_addresses.py), run when the host is saved."""
+    hosts = "127.0.0.1 localhost\n169.254.169.254 metadata.test\nfd00:ec2::254 metadata6.test\n127.0.0.1 db.test\n"
+    child = in_namespace_with_hosts(tmp_path, hosts, VALIDATE, "metadata.test", "metadata6.test", "db.test")
+    assert child.returncode == 0, child.stderr
+    lines = child.stdout.splitlines()
+    assert lines[0].startswith(f"refused metadata.test (resolves to 169.254.169.254) {LINK_LOCAL}")
+    assert lines[1].startswith(f"refused metadata6.test (resolves to fd00:ec2::254) {METADATA}")
+    assert lines[2:] == ["taken db.test"]
 
 
 def host_form(**changes: str) -> dict[str, str]:
@@ -73,6 +115,8 @@ def host_form(**changes: str) -> dict[str, str]:
     [
         ({"address": "169.254.169.254", "port": "80"}, "address", "link_local", "リンクローカルアドレス"),
         ({"address": "10.0.0.1; id"}, "address", "address", "ホスト名"),
+        ({"address": "fd00:ec2::254", "port": "80"}, "address", "metadata", "メタデータアドレス"),
+        ({"address": "64:ff9b::169.254.169.254"}, "address", "link_local", "リンクローカルアドレス"),
         ({"port": "99999"}, "port", "max_value", "ポートは 1 から 65535 までの数です。"),
         ({"port": "0"}, "port", "min_value", "ポートは 1 から 65535 までの数です。"),
     ],

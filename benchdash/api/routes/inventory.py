@@ -3,15 +3,15 @@
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
-from ninja import Router
 from ninja.pagination import paginate
 
 from benchdash.api.pagination import Page
+from benchdash.api.params import CheckedRouter, RowId
 from benchdash.api.schemas import BuildOut, HostOut, ScenarioOut
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Scenario
 
-router = Router(tags=["inventory"])
+router = CheckedRouter(tags=["inventory"])
 
 
 @router.get("/hosts", response=list[HostOut], summary="Hosts, by name")
@@ -21,7 +21,7 @@ def hosts(request: HttpRequest) -> QuerySet[Host]:
 
 
 @router.get("/hosts/{host_id}", response=HostOut, summary="One host")
-def host(request: HttpRequest, host_id: int) -> Host:
+def host(request: HttpRequest, host_id: RowId) -> Host:
     return get_object_or_404(Host, pk=host_id)
 
 
@@ -34,7 +34,7 @@ def builds(request: HttpRequest, version: str = "") -> QuerySet[Build]:
 
 
 @router.get("/builds/{build_id}", response=BuildOut, summary="One build")
-def build(request: HttpRequest, build_id: int) -> Build:
+def build(request: HttpRequest, build_id: RowId) -> Build:
     return get_object_or_404(Build, pk=build_id)
 
 

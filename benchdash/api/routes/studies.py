@@ -6,31 +6,35 @@ from django.contrib.postgres.expressions import ArraySubquery
 from django.db.models import OuterRef, QuerySet
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
-from ninja import Router
 from ninja.pagination import paginate
 
 from benchdash.api.pagination import Page
+from benchdash.api.params import CheckedRouter, Clients, RowId, Year
 from benchdash.api.schemas import EvidencePointOut, PointOut, StudyOut, TrialEvidenceOut, TrialOut
 from benchdash.studies.evidence.export import EVIDENCE_HEADER, evidence_csv_rows
 from benchdash.studies.models import Study, Trial, TrialEvidence
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.queries import study_results
 
-router = Router(tags=["studies"])
+router = CheckedRouter(tags=["studies"])
 
 
 @router.get("/studies", response=list[StudyOut], summary="Studies, newest year first")
 @paginate(Page)
 def studies(
-    request: HttpRequest, year: int | None = None, kind: str = "", status: str = "", official: bool | None = None
+    request: HttpRequest,
+    year: Year | None = None,
+    kind: Study.Kind | None = None,
+    status: Study.Status | None = None,
+    official: bool | None = None,
 ) -> QuerySet[Study, dict[str, Any]]:
-    filters = {"year": year, "kind": kind or None, "status": status or None, "official": official}
+    filters = {"year": year, "kind": kind, "status": status, "official": official}
     found = Study.objects.filter(**{name: value for name, value in filters.items() if value is not None})
     return _study_rows(found.order_by("-year", "-created_at", "-pk"))
 
 
 @router.get("/studies/{study_id}", response=StudyOut, summary="One study")
-def study(request: HttpRequest, study_id: int) -> dict[str, Any]:
+def study(request: HttpRequest, study_id: RowId) -> dict[str, Any]:
     rows = _study_rows(Study.objects.all())
     row: dict[str, Any] = get_object_or_404(rows, pk=study_id)  # type: ignore[type-var,assignment]
     return row
@@ -39,17 +43,21 @@ def study(request: HttpRequest, study_id: int) -> dict[str, Any]:
 @router.get("/studies/{study_id}/trials", response=list[TrialOut], summary="A study's trials, in run order")
 @paginate(Page)
 def study_trials(
-    request: HttpRequest, study_id: int, build_id: int | None = None, clients: int | None = None, status: str = ""
+    request: HttpRequest,
+    study_id: RowId,
+    build_id: RowId | None = None,
+    clients: Clients | None = None,
+    status: Trial.Status | None = None,
 ) -> QuerySet[Trial, dict[str, Any]]:
     trials = get_object_or_404(Study, pk=study_id).trials.order_by("position", "pk")
-    filters = {"build_id": build_id, "clients": clients, "status": status or None}
+    filters = {"build_id": build_id, "clients": clients, "status": status}
     chosen = trials.filter(**{name: value for name, value in filters.items() if value is not None})
     return chosen.values(*TrialOut.model_fields)
 
 
 @router.get("/studies/{study_id}/points", response=list[PointOut], summary="A study's points, with ratios")
 @paginate(Page)
-def study_points(request: HttpRequest, study_id: int) -> list[dict[str, Any]]:
+def study_points(request: HttpRequest, study_id: RowId) -> list[dict[str, Any]]:
     """Median, min, max and n per build x scenario x clients (x conditions), and the ratio to the baseline with its
     interval and verdict at the study's threshold."""
     return [_point(point) for point in study_results(get_object_or_404(Study, pk=study_id))]
@@ -57,19 +65,19 @@ def study_points(request: HttpRequest, study_id: int) -> list[dict[str, Any]]:
 
 @router.get("/studies/{study_id}/evidence", response=list[EvidencePointOut], summary="A study's evidence summary")
 @paginate(Page)
-def study_evidence(request: HttpRequest, study_id: int) -> list[dict[str, Any]]:
+def study_evidence(request: HttpRequest, study_id: RowId) -> list[dict[str, Any]]:
     """Per scenario x build x clients: CPU, disk, wait events, stability and the bottleneck the rules name."""
     rows = evidence_csv_rows(get_object_or_404(Study, pk=study_id))
     return [dict(zip(EVIDENCE_HEADER, row, strict=True)) for row in rows]
 
 
 @router.get("/trials/{trial_id}", response=TrialOut, summary="One trial")
-def trial(request: HttpRequest, trial_id: int) -> Trial:
+def trial(request: HttpRequest, trial_id: RowId) -> Trial:
     return get_object_or_404(Trial, pk=trial_id)
 
 
 @router.get("/trials/{trial_id}/evidence", response=TrialEvidenceOut, summary="One trial's evidence summary")
-def trial_evidence(request: HttpRequest, trial_id: int) -> TrialEvidence:
+def trial_evidence(request: HttpRequest, trial_id: RowId) -> TrialEvidence:
     return get_object_or_404(TrialEvidence.objects.defer("series", "perf_flame"), trial_id=trial_id)
 
 

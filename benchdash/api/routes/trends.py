@@ -4,16 +4,16 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
-from ninja import Router
 from ninja.pagination import paginate
 
 from benchdash.api.pagination import Page
+from benchdash.api.params import CheckedRouter
 from benchdash.api.schemas import LinkOut, TrendOut
 from benchdash.studies.models import Scenario
 from benchdash.trends.index import IndexPoint, LinkVerdict, ScenarioTrend, link_verdicts
 from benchdash.trends.queries import trend_of, trends_data
 
-router = Router(tags=["trends"])
+router = CheckedRouter(tags=["trends"])
 
 
 @router.get("/trends", response=list[TrendOut], summary="The chained version index of every scenario")

@@ -31,7 +31,9 @@ class Command(BaseCommand):
     def handle(self, *args: object, **options: Any) -> None:
         host = self.find_host(str(options["host"]))
         try:
-            offered = fetch_host_key(host.address, host.port, timeout=options["timeout"])
+            offered = fetch_host_key(
+                host.address, host.port, timeout=options["timeout"], allow_link_local=host.allow_link_local
+            )
         except TransportError as exc:
             raise CommandError(str(exc)) from exc
         key_type = offered.split()[0]
