@@ -9,7 +9,9 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchdash.settings")
     from benchdash.var_owner import become_var_owner
 
-    become_var_owner()  # before settings.py, which may write the secret key into var/
+    become_var_owner(
+        sys.argv[1] if len(sys.argv) > 1 else ""
+    )  # before settings.py, which may write the secret key into var/
     import django
     from django.core.management import execute_from_command_line
 

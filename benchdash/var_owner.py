@@ -15,15 +15,20 @@ from workers.local_transport import DEFAULT_LOCAL_USER
 
 DEFAULT_VAR_DIR = Path(__file__).resolve().parent.parent / "var"
 
+# Developers' commands that write into the checkout, never into var/: as var/'s owner they could not write a root
+# checkout's locale/ or migrations/, and staying root opens no link of var/ (the secret key is read with O_NOFOLLOW).
+CHECKOUT_COMMANDS = frozenset({"compilemessages", "makemessages", "makemigrations"})
+
 
 def var_dir() -> Path:
     """var/: BENCHDASH_VAR_DIR, else var/ in the checkout."""
     return Path(os.environ.get("BENCHDASH_VAR_DIR", str(DEFAULT_VAR_DIR)))
 
 
-def become_var_owner() -> None:
-    """As root, become var/'s owner when that is another account; nothing otherwise (not root, no var/ yet)."""
-    if os.geteuid() != 0:
+def become_var_owner(command: str = "") -> None:
+    """As root, become var/'s owner when that is another account; nothing otherwise (not root, no var/ yet, or a
+    command that writes only into the checkout)."""
+    if os.geteuid() != 0 or command in CHECKOUT_COMMANDS:
         return
     try:
         owner = var_dir().stat().st_uid

@@ -143,3 +143,12 @@ def test_manage_py_as_root_refuses_a_var_that_belongs_to_no_account(tmp_path):
 
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == f"benchdash: {var} belongs to uid {uid}, which no account has: chown it to the run user\n"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_manage_py_as_root_stays_root_for_the_commands_that_write_into_the_checkout(run_users_var):
+    checked = manage(run_users_var, "makemigrations", "--check", "--dry-run")
+    compiled = manage(run_users_var, "compilemessages", "-l", "ja")
+
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert compiled.returncode == 0 and "not writable" not in compiled.stderr, compiled.stderr
