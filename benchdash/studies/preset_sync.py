@@ -1,14 +1,21 @@
-"""The seeds' scenarios and study presets (presets.py) written into the store; idempotent: a row that
-already holds the preset's values is left alone, one that differs is updated."""
+"""The seeds' scenarios and study presets (data/presets.toml and data/variant_presets.toml, read by seed_data)
+written into the store; idempotent: a row that already holds the preset's values is left alone, one that differs is
+updated."""
 
 from dataclasses import asdict
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.db import transaction
 
 from benchdash.studies.models import Scenario, StudyPreset
-from benchdash.studies.presets import SCENARIOS, STUDY_PRESETS, ScenarioPreset, StudyPresetData
-from benchdash.studies.variant_presets import VARIANT_PRESETS, VARIANT_SCENARIOS
+from benchdash.studies.seed_data import (
+    SCENARIOS,
+    STUDY_PRESETS,
+    VARIANT_PRESETS,
+    VARIANT_SCENARIOS,
+    ScenarioPreset,
+    StudyPresetData,
+)
 
 PresetModel = TypeVar("PresetModel", Scenario, StudyPreset)
 
@@ -26,16 +33,22 @@ def _sync_fields(model: type[PresetModel], slug: str, values: dict[str, object])
     return row, "updated" if changed else "left"
 
 
-def sync_scenario(preset: ScenarioPreset) -> str:
+def _row_values(preset: ScenarioPreset | StudyPresetData) -> tuple[str, dict[str, Any]]:
+    """The preset's slug and its row's other fields: where in the seeds it comes from stays in data/."""
     values = asdict(preset)
-    slug = values.pop("slug")
+    for cited in ("seed", "line"):
+        del values[cited]
+    return values.pop("slug"), values
+
+
+def sync_scenario(preset: ScenarioPreset) -> str:
+    slug, values = _row_values(preset)
     _, action = _sync_fields(Scenario, slug, values)
     return action
 
 
 def sync_study_preset(preset: StudyPresetData) -> str:
-    values = asdict(preset)
-    slug = values.pop("slug")
+    slug, values = _row_values(preset)
     scenario_slugs = set(values.pop("scenario_slugs"))
     values["client_levels"] = list(values["client_levels"])
     row, action = _sync_fields(StudyPreset, slug, values)

@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 
 from benchdash.studies.lifecycle.specs import spec_from_row
-from benchdash.studies.presets import SCENARIOS
+from benchdash.studies.seed_data import SCENARIOS
 from tests.queue.support import paced
 from workers.pgbench import parse_pgbench_output
 from workers.runner import run_trial

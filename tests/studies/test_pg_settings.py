@@ -11,7 +11,7 @@ from benchdash.studies.pg_settings import (
     parse_settings,
     settings_text,
 )
-from benchdash.studies.presets import STUDY_PRESETS
+from benchdash.studies.seed_data import STUDY_PRESETS
 from workers.settings_catalog import catalog_majors, load_catalog
 from workers.settings_rules import never_allowed
 

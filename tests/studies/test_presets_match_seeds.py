@@ -11,7 +11,7 @@ import unicodedata
 
 import pytest
 
-from benchdash.studies.presets import SCENARIOS, STUDY_PRESETS, ScenarioPreset, StudyPresetData
+from benchdash.studies.seed_data import SCENARIOS, STUDY_PRESETS, ScenarioPreset, StudyPresetData
 
 # seed 000, 検証手続き > 環境 / 参照系 / 更新系 / 参照系ベンチマーク結果
 SEED_000 = """\

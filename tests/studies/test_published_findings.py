@@ -8,21 +8,15 @@ import pytest
 from django.urls import reverse
 
 from benchdash.studies.models import Study, Variant
-from benchdash.studies.published_findings import FINDINGS, SEED_001, SEED_002, SEED_003, SEED_004
+from benchdash.studies.seed_data import FINDINGS
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory
 from tests.pages.test_evidence_pages import text_of
 
 SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
-SEED_FILES = {
-    SEED_004: "004_efa41cc6e0969691.txt",
-    SEED_003: "003_812d2844a1833bf1.txt",
-    SEED_002: "002_c40a87caedb1c1e8.txt",
-    SEED_001: "001_108ef3f2346e8455.txt",
-}
 
 
-def seed_text(source: str) -> str:
-    path = SEEDS / SEED_FILES[source]
+def seed_text(seed: str) -> str:
+    path = SEEDS / seed
     if not path.exists():
         pytest.skip(f"no seed documents at {SEEDS}")
     return re.sub(r"\s+", "", path.read_text())
@@ -30,7 +24,7 @@ def seed_text(source: str) -> str:
 
 @pytest.mark.parametrize("finding", FINDINGS, ids=lambda finding: f"{finding.axis}-{finding.measure}")
 def test_every_quote_is_in_its_seed_word_for_word_and_every_figure_in_the_seed(finding):
-    text = seed_text(finding.source)
+    text = seed_text(finding.seed)
     for quoted in re.findall(r"「(.*?)」", finding.quote):
         assert re.sub(r"\s+", "", quoted) in text
     if finding.value is not None:

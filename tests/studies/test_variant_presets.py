@@ -12,9 +12,8 @@ from django.core.management import call_command
 
 from benchdash.studies.models import Study, StudyPreset
 from benchdash.studies.preset_sync import presets_sync
-from benchdash.studies.presets import NOT_STATED
+from benchdash.studies.seed_data import STUDY_PRESETS, VARIANT_PRESETS
 from benchdash.studies.variant_design import parse_axes
-from benchdash.studies.variant_presets import VARIANT_PRESETS, WINDOWS_REFERENCE_LADDER, WINDOWS_UPDATE_LADDER
 from tests.factories import BuildFactory, HostFactory
 
 SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
@@ -53,15 +52,16 @@ def test_the_levels_and_repetitions_are_the_ones_the_seeds_state():
     assert "コア数を15、30、45、60" in seed_of("pgecons-2014-core-scalability")
     assert PRESETS["pgecons-2014-core-scalability"].vary == "cpus=15,30,45,60"
     assert max(PRESETS["pgecons-2014-core-scalability"].client_levels) == 384
-    assert PRESETS["pgecons-2020-os-reference"].client_levels == WINDOWS_REFERENCE_LADDER
-    assert PRESETS["pgecons-2020-os-update"].client_levels == WINDOWS_UPDATE_LADDER
+    windows = {preset.slug: preset.client_levels for preset in STUDY_PRESETS}  # the Windows procedure's (p.17, p.18)
+    assert PRESETS["pgecons-2020-os-reference"].client_levels == windows["pgecons-2020-windows-reference"]
+    assert PRESETS["pgecons-2020-os-update"].client_levels == windows["pgecons-2020-windows-update"]
 
 
 @pytest.mark.parametrize("slug", PRESETS)
 def test_each_preset_compares_something_and_says_what_its_seed_leaves_unsaid(slug):
     preset = PRESETS[slug]
     assert preset.vary and "compared: 「" in preset.procedure
-    assert NOT_STATED in preset.procedure or slug.startswith("pgecons-2020-os")  # the Windows study states it all
+    assert "not stated" in preset.procedure or slug.startswith("pgecons-2020-os")  # the Windows study states it all
 
 
 HOSTS = ("physical", "kvm-guest", "kvm-guest-1", "kvm-guest-2", "windows", "linux", "no-container")

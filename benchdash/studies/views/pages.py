@@ -12,13 +12,13 @@ from benchdash.studies.environment import study_environment
 from benchdash.studies.evidence.page import study_evidence
 from benchdash.studies.evidence.table_health import study_table_health
 from benchdash.studies.filters import StudyFilterForm
+from benchdash.studies.findings import study_findings
 from benchdash.studies.lifecycle.noise import study_noise_checks
 from benchdash.studies.lifecycle.progress import study_progress
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.overlaps import trial_overlaps
 from benchdash.studies.power_preview import measured_power
 from benchdash.studies.procedure import scenario_procedures, study_steps
-from benchdash.studies.published_findings import study_findings
 from benchdash.studies.results.charts import tps_by_clients_figure
 from benchdash.studies.results.lines import study_lines
 from benchdash.studies.results.queries import study_results
