@@ -134,7 +134,7 @@ def check_host_noise(host_id: int) -> str:
 
 def noise_check(host: HostSpec) -> dict[str, Any]:
     """The noise check of the host, as the settings size it."""
-    return check_host(host, settings.NOISE_SAMPLE_MS, settings.NOISE_MICRO_RUNS)
+    return check_host(host, settings.NOISE_SAMPLE_MS, settings.NOISE_MICRO_RUNS, on_wait=report_host_wait)
 
 
 def report_host_wait(host_name: str, since: datetime | None) -> None:
