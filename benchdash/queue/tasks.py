@@ -26,6 +26,7 @@ from benchdash.queue.broker_mark import broker_emptied
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
 from benchdash.queue.work_dir import clear_host_clusters, hosts_to_sweep
 from benchdash.queue.worker_queues import serve_hosts
+from benchdash.store_clock import due_in, sleep_until
 from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError
@@ -42,6 +43,8 @@ from workers.spec import HostSpec, TrialOutcome
 logger = logging.getLogger(__name__)
 # How long clear_study_clusters waits for a cancelled study's running trial to stop, and how often it looks.
 STUDY_END_WAIT_S, STUDY_END_POLL_S = 600, 2
+# A trial's task that is not due yet waits in its worker at most this long, then goes back to the queue.
+DUE_WAIT_S = 60
 # How often beat looks for clusters that nothing needs any more (each look measures the host's work dir).
 WORK_DIR_SWEEP_EVERY_S = 600
 
@@ -57,16 +60,19 @@ if settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] < settings.TRI
     soft_time_limit=max(settings.TRIAL_TIME_LIMIT - 60, settings.TRIAL_TIME_LIMIT // 2),
     max_retries=None,
 )
-def run_study_trial(self: Any, trial_id: int) -> str:
-    """Claim trial_id, run it on its hosts, store what came out, send the next trial's task."""
+def run_study_trial(self: Any, trial_id: int, due_at: str = "") -> str:
+    """Claim trial_id once due_at has come on the store's clock (a retry's delay), run it on its hosts, store what came
+    out, send the next trial's task."""
     close_old_connections()
+    if not sleep_until(due_at, at_most_s=DUE_WAIT_S):  # not due for a while: the queue keeps it meanwhile
+        raise self.retry(kwargs={"due_at": due_at}, countdown=0)
     try:
         trial = services.trial_claim(trial_id=trial_id, worker=self.request.hostname or "")
     except services.HostBusy:
         services.trial_touch(trial_id=trial_id)
         # The trial that holds the host may have lost its worker: put it back now rather than when beat runs.
         services.trials_orphaned()
-        raise self.retry(countdown=settings.HOST_BUSY_RETRY_S) from None
+        raise self.retry(kwargs={"due_at": due_in(settings.HOST_BUSY_RETRY_S)}, countdown=0) from None
     if trial is None:
         if (kept := cancelled_trial_spec(trial_id)) is not None:
             stop_server_kept_for(kept)
