@@ -75,7 +75,7 @@ def run_study_trial(self: Any, trial_id: int, due_at: str = "") -> str:
         raise self.retry(kwargs={"due_at": due_in(settings.HOST_BUSY_RETRY_S)}, countdown=0) from None
     if trial is None:
         if (kept := cancelled_trial_spec(trial_id)) is not None:
-            stop_server_kept_for(kept)
+            stop_server_kept_for(kept, on_wait=report_host_wait)
         return "not pending"
     if (no_room := storage_no_room(study_id=trial.study_id)) is not None:  # no benchmark for nothing: stop now
         trial = with_store_retry(partial(trial_fail_for_storage, trial=trial, reason=no_room), "stop the study")
