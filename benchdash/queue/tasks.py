@@ -26,7 +26,7 @@ from benchdash.queue.broker_mark import broker_emptied
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
 from benchdash.queue.work_dir import clear_host_clusters, hosts_to_sweep
 from benchdash.queue.worker_queues import serve_hosts
-from benchdash.store_clock import due_in, sleep_until
+from benchdash.store_clock import StoreNow, due_in, sleep_until
 from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError
@@ -159,8 +159,8 @@ def _note_host_wait(host_name: str, since: datetime | None) -> None:
     hosts = Host.objects.filter(name=host_name)
     if since is None:  # reported at every connection: written only when a note is there to clear
         hosts.filter(unreachable_since__isnull=False).update(unreachable_since=None)
-    else:
-        hosts.update(unreachable_since=since)
+    else:  # the wait begins now: noted in the store's time, as the trial's times are (a worker's clock may be off)
+        hosts.update(unreachable_since=StoreNow())
 
 
 def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:

@@ -14,6 +14,8 @@ import time_machine
 from django.conf import settings
 from django.core.management import call_command
 
+from benchdash.inventory.models import Host
+from benchdash.queue.tasks import report_host_wait
 from benchdash.store_clock import store_now
 from benchdash.studies.lifecycle import services
 from benchdash.studies.models import Attempt, Study, Trial
@@ -125,3 +127,10 @@ def retried_study(host, build) -> Study:
     Study.objects.filter(pk=study.pk).update(status=Study.Status.QUEUED)
     study.trials.update(status=Trial.Status.PENDING, attempts=1, error="attempt 1: failed")
     return study
+
+
+def test_a_wait_a_worker_10_minutes_ahead_notes_is_kept_in_the_store_s_time(local_target):
+    host = register_host(local_target)
+    before = store_now()
+    report_host_wait(host.name, datetime.now(UTC) + timedelta(minutes=10))  # the worker's since, 10 minutes ahead
+    assert before <= Host.objects.get(pk=host.pk).unreachable_since <= store_now()
