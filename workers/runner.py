@@ -207,7 +207,7 @@ class TrialRun:
             )
 
     def after_the_run(self) -> None:
-        """Step 5 on the DB host; taken again whole after a freeze (the collectors stop only once)."""
+        """Step 5 on the DB host; taken again whole after a freeze (a collector that stopped is not stopped again)."""
         with self.phase("collect"):
             self.collectors.stop()
             self.outcome.artifacts.update(self.collectors.artifacts())
