@@ -110,6 +110,8 @@ def test_the_study_fails_with_the_reason_once_the_host_stays_away_past_the_limit
     assert "host far unreachable since" in trials[0].error and "gave up after" in trials[0].error
     assert progress["failure_reason"] == trials[0].error and progress["waiting"] == []
     assert "The study failed:" in page and "host far unreachable since" in page
+    # It sent its end like any study: the clean-up of its clusters went to the host's queue (and found it away).
+    wait_for(lambda: "clear_study_clusters[" in celery_processes.log("patient"), 10, "the study's clean-up")
 
 
 def test_a_target_frozen_as_its_run_ends_keeps_the_run_and_the_page_shows_the_wait_once_it_is_noticed(
