@@ -6,7 +6,8 @@ back to back and all failed within seconds. The attempt waits instead, and tells
 since when, through `on_wait`, so the study page can say so. Past `limit_s` it gives up with HostGaveUp, whose
 message names the host and how long it was waited for. The note is a fact about the host, kept true: every
 connection that succeeds says the host answers (whichever attempt noted the wait, a lost one included), and so
-does a wait that a cancel stopped.
+does a wait that a cancel stopped. A connection lost under a step that can be taken again (answered_again: the
+fetch of pgbench's results, the steps after the run) is waited for the same way, from the moment the loss is noticed.
 """
 
 import logging
