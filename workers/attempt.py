@@ -57,10 +57,12 @@ def add_profile(outcome: TrialOutcome, profiled: TrialOutcome) -> None:
     outcome.notes.append("perf: from an extra profiled run" if profiled.ok else f"perf run failed: {profiled.error}")
 
 
-def stop_server_kept_for(spec: TrialSpec) -> None:
-    """Stop the server an earlier trial kept running for this one, which will not run (it was cancelled)."""
+def stop_server_kept_for(spec: TrialSpec, *, on_wait: WaitReport = unheard) -> None:
+    """Stop the server an earlier trial kept running for this one, which will not run (it was cancelled). Once
+    connected, on_wait hears that the host answers."""
     try:
         with connect(spec.db_host) as db:
+            on_wait(spec.db_host.name, None)
             stop_kept_server(spec, db)
     except Exception:
         logger.warning("could not stop the server kept for cancelled trial %s", spec.trial_id, exc_info=True)

@@ -21,7 +21,7 @@ from functools import partial
 from typing import cast
 
 from workers.parallel import concurrently
-from workers.transport import Transport, TransportError
+from workers.transport import ConnectionLost, Transport, TransportError
 
 SAR_INTERVAL_S = 1
 WAIT_SAMPLE_INTERVAL_S = 1  # as in WAIT_EVENTS_SQL
@@ -152,7 +152,8 @@ def perf_window(duration_s: float) -> tuple[float, float]:
 
 
 class CollectorSet:
-    """The collectors of one trial; every failure becomes a note instead of an error."""
+    """The collectors of one trial; every failure of theirs becomes a note instead of an error (a host that stops
+    answering is not theirs: the runner waits for it)."""
 
     def __init__(self, collectors: Iterable[Collector]) -> None:
         self.pending = list(collectors)
@@ -170,18 +171,27 @@ class CollectorSet:
                 self.notes.append(f"{collector.name}: skipped, it could not start ({error})")
 
     def stop(self) -> None:
-        """Stop them all at once (each waits for its process to end); a second call does nothing."""
+        """Stop them all at once (each waits for its process to end); a second call stops only those whose host
+        stopped answering during the first (ConnectionLost, raised once the others are done)."""
         to_stop = [collector for collector in self.running if collector not in self.stopped]
-        self.stopped.extend(to_stop)
-        for collector, error in zip(to_stop, _each(lambda collector: collector.stop(), to_stop), strict=True):
+        errors = _each(lambda collector: collector.stop(), to_stop)
+        for collector, error in zip(to_stop, errors, strict=True):
+            if isinstance(error, ConnectionLost):
+                continue
+            self.stopped.append(collector)
             if error is not None:
                 self.notes.append(f"{collector.name}: could not be stopped cleanly ({error})")
+        if lost := next((error for error in errors if isinstance(error, ConnectionLost)), None):
+            raise lost
 
     def artifacts(self) -> dict[str, bytes]:
+        """Each collector's files; a host that stopped answering raises ConnectionLost (the data is still there)."""
         gathered: dict[str, bytes] = {}
         for collector in self.running:
             try:
                 gathered.update(collector.artifacts())
+            except ConnectionLost:
+                raise
             except (TransportError, ValueError) as error:
                 self.notes.append(f"{collector.name}: no data ({error})")
         return gathered

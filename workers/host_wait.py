@@ -6,9 +6,11 @@ back to back and all failed within seconds. The attempt waits instead, and tells
 since when, through `on_wait`, so the study page can say so. Past `limit_s` it gives up with HostGaveUp, whose
 message names the host and how long it was waited for. The note is a fact about the host, kept true: every
 connection that succeeds says the host answers (whichever attempt noted the wait, a lost one included), and so
-does a wait that a cancel stopped.
+does a wait that a cancel stopped. A connection lost under a step that can be taken again (answered_again: the
+fetch of pgbench's results, the steps after the run) is waited for the same way, from the moment the loss is noticed.
 """
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +19,9 @@ from functools import partial
 from typing import TypeVar
 
 from workers.spec import HostSpec
-from workers.transport import HostUnreachable, Transport, TransportError, connect
+from workers.transport import ConnectionLost, HostUnreachable, Transport, TransportError, connect
+
+logger = logging.getLogger(__name__)
 
 # How often a wait asks should_stop (a cancel stops a wait within this).
 STOP_POLL_S = 1.0
@@ -64,9 +68,29 @@ def connect_waiting(
 def reconnect_waiting(
     transport: Transport, patience: HostPatience, *, on_wait: WaitReport, should_stop: Callable[[], bool]
 ) -> None:
-    """transport.reconnect() after its connection was lost, trying again while the host does not answer."""
+    """transport.reconnect() after its connection was lost, trying again while the host does not answer. The loss
+    is the first miss: the wait is noted at once, and the patience runs from it."""
     name = transport.host.name
-    until_it_answers(transport.reconnect, name, patience, on_wait=on_wait, should_stop=should_stop)
+    until_it_answers(transport.reconnect, name, patience, on_wait=on_wait, should_stop=should_stop, lost=True)
+
+
+def answered_again(
+    action: Callable[[], Reached],
+    transport: Transport,
+    patience: HostPatience,
+    *,
+    on_wait: WaitReport,
+    should_stop: Callable[[], bool],
+) -> tuple[Reached, str]:
+    """action() on transport; when its host stops answering meanwhile (ConnectionLost), action() once more after the
+    host answers again, within the patience. Returns what action returned, and the lost connection's message ('':
+    it was not lost)."""
+    try:
+        return action(), ""
+    except ConnectionLost as lost:
+        logger.warning("%s stopped answering (%s); waiting for it", transport.host.name, lost)
+        reconnect_waiting(transport, patience, on_wait=on_wait, should_stop=should_stop)
+        return action(), str(lost)
 
 
 def until_it_answers(
@@ -76,19 +100,22 @@ def until_it_answers(
     *,
     on_wait: WaitReport,
     should_stop: Callable[[], bool],
+    lost: bool = False,
 ) -> Reached:
-    """reach(), tried again after patience's delays while it raises HostUnreachable; HostGaveUp past the limit."""
+    """reach(), tried again after patience's delays while it raises HostUnreachable; HostGaveUp past the limit.
+    lost: the host was already found not answering (a lost connection), which starts the wait."""
     since: datetime | None = None
     first_miss = 0.0
     misses = 0
+    if lost:
+        since, first_miss = _first_miss(host_name, on_wait)
     while True:
         try:
             reached = reach()
         except HostUnreachable as error:
             misses += 1
             if since is None:
-                since, first_miss = datetime.now(UTC), time.monotonic()
-                on_wait(host_name, since)
+                since, first_miss = _first_miss(host_name, on_wait)
             waited = time.monotonic() - first_miss
             if waited >= patience.limit_s:
                 raise HostGaveUp(
@@ -103,6 +130,13 @@ def until_it_answers(
             continue
         on_wait(host_name, None)
         return reached
+
+
+def _first_miss(host_name: str, on_wait: WaitReport) -> tuple[datetime, float]:
+    """The wait begins: noted, and its start kept (wall clock for the note, monotonic for the patience)."""
+    since = datetime.now(UTC)
+    on_wait(host_name, since)
+    return since, time.monotonic()
 
 
 def _sleep(seconds: float, should_stop: Callable[[], bool], host_name: str) -> None:

@@ -7,20 +7,17 @@ What pgbench printed, and what it says (TPS, latency, failures), goes onto the t
 """
 
 import json
-import logging
 import time
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from functools import partial
 
-from workers.host_wait import HostPatience, WaitReport, reconnect_waiting
+from workers.host_wait import HostPatience, WaitReport, answered_again
 from workers.parallel import concurrently
 from workers.pgbench import PgbenchOutputError, parse_pgbench_output
 from workers.repeating_failure import REPEATS, SCRIPT_CAUSES, repeating_cause
 from workers.spec import TrialOutcome, TrialSpec
-from workers.transport import CommandResult, CommandTimeout, ConnectionLost, Transport, TransportError
-
-logger = logging.getLogger(__name__)
+from workers.transport import CommandResult, CommandTimeout, Transport, TransportError
 
 PGBENCH = "pgbench"  # the background command's name on the pgbench host
 POLL_S = 1.0
@@ -97,16 +94,16 @@ class PgbenchRun:
     def wait(self, wait_s: float) -> CommandResult:
         """client.wait_background, riding out a pgbench host that stops answering: pgbench goes on there, and its
         output waits in its run dir until the host answers again (within the host's patience)."""
-        try:
-            return self.client.wait_background(PGBENCH, timeout=wait_s)
-        except ConnectionLost as lost:
-            host = self.client.host.name
-            logger.warning("trial %s: %s stopped answering (%s); waiting for it", self.spec.trial_id, host, lost)
-            reconnect_waiting(self.client, self.patience, on_wait=self.on_wait, should_stop=self.should_cancel)
+        fetch = partial(self.client.wait_background, PGBENCH, timeout=wait_s)
+        result, lost = answered_again(
+            fetch, self.client, self.patience, on_wait=self.on_wait, should_stop=self.should_cancel
+        )
+        if lost:
             self.outcome.notes.append(
-                f"{host} stopped answering during the run ({lost}); its results were fetched once it answered again"
+                f"{self.client.host.name} stopped answering during the run ({lost}); "
+                "its results were fetched once it answered again"
             )
-            return self.client.wait_background(PGBENCH, timeout=wait_s)
+        return result
 
     def stop_keeping_output(self) -> None:
         self.client.stop_background(PGBENCH, "INT", grace_s=STOP_GRACE_S)

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from workers.host_wait import WaitReport, unheard
 from workers.spec import HostSpec
 from workers.spread import coefficient_of_variation
 from workers.transport import connect
@@ -112,11 +113,14 @@ def run_preflight(transport: Transport, sample_ms: int = SAMPLE_MS, micro_runs: 
     return preflight_report(parse_preflight(result.text))
 
 
-def check_host(host: HostSpec, sample_ms: int = SAMPLE_MS, micro_runs: int = MICRO_RUNS) -> dict[str, Any]:
+def check_host(
+    host: HostSpec, sample_ms: int = SAMPLE_MS, micro_runs: int = MICRO_RUNS, *, on_wait: WaitReport = unheard
+) -> dict[str, Any]:
     """The report of a check of this host; a check that could not run says why (verdict unknown), never raises:
-    a study runs whatever its check says."""
+    a study runs whatever its check says. Once connected, on_wait hears that the host answers (its note goes)."""
     try:
         with connect(host) as transport:
+            on_wait(host.name, None)
             return run_preflight(transport, sample_ms, micro_runs)
     except Exception as error:  # noqa: BLE001 (a host we cannot check is reported, not a failure of the study)
         reason = f"{type(error).__name__}: {error}"

@@ -12,8 +12,9 @@
    A pgbench host that stops answering meanwhile (ConnectionLost) is waited for as a host that does not
    answer (patience), and pgbench's results are fetched from it once it answers: a run that finished there is
    not lost to a late network fault.
-5. Stop the collectors; parse pgbench's output (a failure_reason makes the trial not ok); gather the
-   artifacts; checkpoint + vacuum when the scenario says.
+5. Parse pgbench's output (a failure_reason makes the trial not ok); stop the collectors; gather the
+   artifacts; checkpoint + vacuum when the scenario says. A host that stops answering during these steps (frozen
+   after the run) is waited for the same way, and the steps taken again once it answers: the run is kept.
 6. Always, also after an error or a cancel: stop pgbench and the collectors, remove the trial's files
    on the targets, and stop the server, unless spec.keep_server and the trial went well and was not
    cancelled: then the next trial takes it over. A host that lost its connection and does not answer a
@@ -49,7 +50,7 @@ from workers.collectors import (
 )
 from workers.cpu_set import CpuSetError, cpu_list_text
 from workers.facts import collect_host_facts
-from workers.host_wait import HostGaveUp, HostPatience, WaitReport, unheard
+from workers.host_wait import HostGaveUp, HostPatience, WaitReport, answered_again, unheard
 from workers.initdb_options import InitdbOptionUnknown
 from workers.parallel import concurrently
 from workers.pg_conf import RefusedSetting, ServerCannotStart
@@ -191,11 +192,25 @@ class TrialRun:
         )
         with self.phase("pgbench"):
             result = run.run(argv, env=self.pgbench_env(), alongside=self.collectors.start)
+        with self.phase("parse"):
+            self.riding_out(self.client, partial(run.record, result, self.pgbench))
+        self.riding_out(self.db, self.after_the_run)
+
+    def riding_out(self, transport: Transport, step: Callable[[], object]) -> None:
+        """A step once pgbench ended: a host that stops answering now (a freeze) costs no finished run, the step is
+        taken again once the host answers, within its patience."""
+        patience, on_wait, should_stop = self.patience, self.on_wait, self.should_cancel
+        _, lost = answered_again(step, transport, patience, on_wait=on_wait, should_stop=should_stop)
+        if lost:
+            self.outcome.notes.append(
+                f"{transport.host.name} stopped answering after the run ({lost}); the run was kept"
+            )
+
+    def after_the_run(self) -> None:
+        """Step 5 on the DB host; taken again whole after a freeze (a collector that stopped is not stopped again)."""
         with self.phase("collect"):
             self.collectors.stop()
             self.outcome.artifacts.update(self.collectors.artifacts())
-        with self.phase("parse"):
-            run.record(result, self.pgbench)
         self.read_table_health("after")
         self.finish_data()
 

@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from workers.cluster import Cluster, ClusterError
-from workers.transport import TransportError
+from workers.transport import ConnectionLost, TransportError
 
 NOTE_PREFIX = "table_health"
 PGSTATTUPLE_MAX_BYTES = 1 << 30
@@ -78,6 +78,8 @@ class TableHealth:
         try:
             wait = WAIT_FOR_PGBENCH_SQL if moment == "after" else ""
             reading = json.loads(self.cluster.psql(wait + SIZES_AND_STATS_SQL).strip().splitlines()[-1])
+        except ConnectionLost:  # the host, not the reading: the runner waits for it and reads again
+            raise
         except (ClusterError, TransportError, ValueError, IndexError) as error:
             self.notes.append(f"{NOTE_PREFIX}: no reading {moment} the run ({error})")
             return
@@ -90,6 +92,8 @@ class TableHealth:
             create = f"CREATE EXTENSION IF NOT EXISTS {self.extension}"
             out = self.cluster.psql_long(create, PGSTATTUPLE_SQL, name="stattuple")
             rows: list[dict[str, Any]] = json.loads(out.strip().splitlines()[-1])
+        except ConnectionLost:
+            raise
         except (ClusterError, TransportError, ValueError, IndexError) as error:
             note = f"{NOTE_PREFIX}: pgstattuple not available in this build ({_server_error(error)})"
             if note not in self.notes:

@@ -18,7 +18,7 @@ import shlex
 import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 import paramiko
@@ -135,8 +135,12 @@ class SSHTransport(Transport):
     CONNECT_TIMEOUT_S = 15
     BANNER_TIMEOUT_S = 15
     AUTH_TIMEOUT_S = 20
+    # How soon a frozen host (up at the TCP level, silent above it) is noticed: a new command's channel that is not
+    # opened within CHANNEL_TIMEOUT_S, a file call unanswered for SFTP_IDLE_TIMEOUT_S, a running command silent for
+    # SILENCE_PROBE_S whose host then does not open a probe channel within CHANNEL_TIMEOUT_S: at most 45 s.
     CHANNEL_TIMEOUT_S = 30
-    SFTP_IDLE_TIMEOUT_S = 120
+    SFTP_IDLE_TIMEOUT_S = 30
+    SILENCE_PROBE_S = 15
     KEEPALIVE_S = 15
 
     def __init__(self, host: HostSpec) -> None:
@@ -237,7 +241,8 @@ class SSHTransport(Transport):
                 unanswered.join()
             if gave_up.is_set():  # answered just as the limit passed: the channel is closed all the same
                 raise paramiko.SSHException(f"no answer to the exec request within {self.CHANNEL_TIMEOUT_S}s")
-            stdout, stderr = _pump(channel, input or b"", started + timeout + LOCAL_DEADLINE_SLACK_S)
+            deadline = started + timeout + LOCAL_DEADLINE_SLACK_S
+            stdout, stderr = _pump(channel, input or b"", deadline, self._check_answers)
             exit_status = channel.recv_exit_status()
         except CommandTimeout:
             raise CommandTimeout(f"{shlex.join(argv)} gave no result within {timeout:g}s; session closed") from None
@@ -255,6 +260,14 @@ class SSHTransport(Transport):
         ssh = self._client.get_transport()
         assert ssh is not None
         return str(ssh.sock.getsockname()[0])  # type: ignore[union-attr]
+
+    def _check_answers(self) -> None:
+        """Raises paramiko.SSHException when the host does not open a channel in time: a command may be silent for
+        minutes (a data load, VACUUM), its host must not be. No process starts on the host for it."""
+        ssh = self._client.get_transport() if self._client else None
+        if ssh is None:
+            raise paramiko.SSHException("the connection is closed")
+        ssh.open_session(timeout=self.CHANNEL_TIMEOUT_S).close()
 
     def _sftp_client(self) -> paramiko.SFTPClient:
         if self._sftp is None or self._sftp.get_channel() is None or self._sftp.get_channel().closed:
@@ -357,13 +370,20 @@ def _connection_state(channel: paramiko.Channel) -> str:
     return "the connection is still up" if ssh is not None and ssh.is_active() else "the connection under it went down"
 
 
-def _pump(channel: paramiko.Channel, data: bytes, deadline: float) -> tuple[bytes, bytes]:
-    """Feed stdin and drain stdout and stderr together, so neither side fills up and blocks the other."""
+def _pump(
+    channel: paramiko.Channel, data: bytes, deadline: float, check_answers: Callable[[], None]
+) -> tuple[bytes, bytes]:
+    """Feed stdin and drain stdout and stderr together, so neither side fills up and blocks the other; after
+    SILENCE_PROBE_S with nothing from the command, check_answers that its host still does."""
     stdout, stderr = bytearray(), bytearray()
     pending = memoryview(data)
     if not pending:
         channel.shutdown_write()
+    heard = time.monotonic()
     while True:
+        if time.monotonic() - heard > SSHTransport.SILENCE_PROBE_S:
+            check_answers()
+            heard = time.monotonic()
         busy = False
         if channel.recv_ready():
             stdout += channel.recv(_READ_CHUNK)
@@ -376,6 +396,8 @@ def _pump(channel: paramiko.Channel, data: bytes, deadline: float) -> tuple[byte
             if not pending:
                 channel.shutdown_write()
             busy = True
+        if busy:
+            heard = time.monotonic()
         drained = not (busy or channel.recv_ready() or channel.recv_stderr_ready())
         if drained and channel.exit_status_ready() and channel.eof_received:
             return bytes(stdout), bytes(stderr)

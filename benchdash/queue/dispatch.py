@@ -14,6 +14,7 @@ from kombu.exceptions import OperationalError as BrokerUnreachable
 
 from benchdash.celery import host_queue
 from benchdash.queue.tasks import run_study_trial
+from benchdash.store_clock import due_in
 from benchdash.studies.models import Trial
 
 logger = logging.getLogger(__name__)
@@ -26,7 +27,9 @@ def send_trial_task(
     queue = host_queue(host_name) if host_name else None
     try:
         # No result is kept: the store holds every outcome, and a result would be one more Redis write.
-        run_study_trial.apply_async((trial_id,), queue=queue, countdown=countdown, ignore_result=True)
+        # The countdown on the store's clock (benchdash/store_clock.py), not as Celery's eta from this worker's clock.
+        due = {"due_at": due_in(countdown)} if countdown else {}
+        run_study_trial.apply_async((trial_id,), due, queue=queue, ignore_result=True)
     except BrokerUnreachable as error:
         logger.warning("the broker did not take trial %s (%s); beat sends it once it answers", trial_id, error)
         Trial.objects.filter(pk=trial_id, status=Trial.Status.PENDING).update(heartbeat_at=None)

@@ -27,6 +27,7 @@ from benchdash.queue.broker_mark import broker_emptied
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
 from benchdash.queue.work_dir import clear_host_clusters, hosts_to_sweep
 from benchdash.queue.worker_queues import serve_hosts
+from benchdash.store_clock import StoreNow, due_in, sleep_until
 from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError
@@ -44,6 +45,8 @@ from workers.transport import TransportError
 logger = logging.getLogger(__name__)
 # How long clear_study_clusters waits for a cancelled study's running trial to stop, and how often it looks.
 STUDY_END_WAIT_S, STUDY_END_POLL_S = 600, 2
+# A trial's task that is not due yet waits in its worker at most this long, then goes back to the queue.
+DUE_WAIT_S = 60
 # How often beat looks for clusters that nothing needs any more (each look measures the host's work dir).
 WORK_DIR_SWEEP_EVERY_S = 600
 
@@ -59,19 +62,22 @@ if settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] < settings.TRI
     soft_time_limit=max(settings.TRIAL_TIME_LIMIT - 60, settings.TRIAL_TIME_LIMIT // 2),
     max_retries=None,
 )
-def run_study_trial(self: Any, trial_id: int) -> str:
-    """Claim trial_id, run it on its hosts, store what came out, send the next trial's task."""
+def run_study_trial(self: Any, trial_id: int, due_at: str = "") -> str:
+    """Claim trial_id once due_at has come on the store's clock (a retry's delay), run it on its hosts, store what came
+    out, send the next trial's task."""
     close_old_connections()
+    if not sleep_until(due_at, at_most_s=DUE_WAIT_S):  # not due for a while: the queue keeps it meanwhile
+        raise self.retry(kwargs={"due_at": due_at}, countdown=0)
     try:
         trial = services.trial_claim(trial_id=trial_id, worker=self.request.hostname or "")
     except services.HostBusy:
         services.trial_touch(trial_id=trial_id)
         # The trial that holds the host may have lost its worker: put it back now rather than when beat runs.
         services.trials_orphaned()
-        raise self.retry(countdown=settings.HOST_BUSY_RETRY_S) from None
+        raise self.retry(kwargs={"due_at": due_in(settings.HOST_BUSY_RETRY_S)}, countdown=0) from None
     if trial is None:
         if (kept := cancelled_trial_spec(trial_id)) is not None:
-            stop_server_kept_for(kept)
+            stop_server_kept_for(kept, on_wait=report_host_wait)
         return "not pending"
     if (no_room := storage_no_room(study_id=trial.study_id)) is not None:  # no benchmark for nothing: stop now
         trial = with_store_retry(partial(trial_fail_for_storage, trial=trial, reason=no_room), "stop the study")
@@ -154,7 +160,7 @@ def read_host_facts(host_id: int) -> str:
 
 def noise_check(host: HostSpec) -> dict[str, Any]:
     """The noise check of the host, as the settings size it."""
-    return check_host(host, settings.NOISE_SAMPLE_MS, settings.NOISE_MICRO_RUNS)
+    return check_host(host, settings.NOISE_SAMPLE_MS, settings.NOISE_MICRO_RUNS, on_wait=report_host_wait)
 
 
 def report_host_wait(host_name: str, since: datetime | None) -> None:
@@ -173,8 +179,8 @@ def _note_host_wait(host_name: str, since: datetime | None) -> None:
     hosts = Host.objects.filter(name=host_name)
     if since is None:  # reported at every connection: written only when a note is there to clear
         hosts.filter(unreachable_since__isnull=False).update(unreachable_since=None)
-    else:
-        hosts.update(unreachable_since=since)
+    else:  # the wait begins now: noted in the store's time, as the trial's times are (a worker's clock may be off)
+        hosts.update(unreachable_since=StoreNow())
 
 
 def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:

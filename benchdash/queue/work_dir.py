@@ -45,7 +45,9 @@ def clear_host_clusters(host: Host, *, clear_kept: bool) -> list[str]:
         unneeded = removable_pristine(host, pristine_on_host(transport), clear_kept=clear_kept)
         removed += remove_pristine(transport, unneeded)
         usage = work_dir_usage(transport)
-    Host.objects.filter(pk=host.pk).update(work_dir_usage=usage, work_dir_measured_at=timezone.now())
+    # It answered: a note that an attempt waits for it is no longer true (host_wait.py's promise for any connection).
+    measured = {"work_dir_usage": usage, "work_dir_measured_at": timezone.now(), "unreachable_since": None}
+    Host.objects.filter(pk=host.pk).update(**measured)
     return removed
 
 

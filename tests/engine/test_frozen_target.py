@@ -15,10 +15,11 @@ import pytest
 from tests.engine.test_runner import trial
 from tests.queue.support import background_pid, process_alive, wait_for
 from tests.sshd import SshServer, sshd_server
-from workers.host_wait import HostPatience
+from workers.host_wait import HostPatience, WaitReport, unheard
+from workers.pgbench_run import PgbenchRun
 from workers.runner import run_trial
 from workers.spec import TrialOutcome, TrialSpec
-from workers.transport import ConnectionLost, SSHTransport, connect
+from workers.transport import CommandResult, ConnectionLost, SSHTransport, Transport, TransportError, connect
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +31,10 @@ NOTICED_WITHIN_S = 8
 PRODUCTION_NOTICE_S = {
     "CHANNEL_TIMEOUT_S": SSHTransport.CHANNEL_TIMEOUT_S,
     "BANNER_TIMEOUT_S": SSHTransport.BANNER_TIMEOUT_S,
+    "SILENCE_PROBE_S": SSHTransport.SILENCE_PROBE_S,
 }
+# How long a host freezes once its run finished: noticed after NOTICED_WITHIN_S, answering well within PATIENCE.
+THAW_AFTER_S = 20
 
 
 def notice_within(monkeypatch: pytest.MonkeyPatch, seconds: dict[str, int]) -> None:
@@ -75,14 +79,24 @@ def frozen(server: SshServer) -> Iterator[None]:
             os.kill(pid, signal.SIGCONT)
 
 
+def freeze_for(server: SshServer, seconds: float) -> threading.Timer:
+    """Freeze the server now, and thaw it after seconds (the timer returned)."""
+    pids = sshd_processes(server)
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    thaw = threading.Timer(seconds, lambda: [os.kill(pid, signal.SIGCONT) for pid in pids])
+    thaw.start()
+    return thaw
+
+
 def run_in_background(
-    spec: TrialSpec, server: SshServer, patience: HostPatience = PATIENCE
+    spec: TrialSpec, server: SshServer, patience: HostPatience = PATIENCE, on_wait: WaitReport = unheard
 ) -> tuple[threading.Thread, dict[str, TrialOutcome]]:
     result: dict[str, TrialOutcome] = {}
 
     def run() -> None:
         with connect(server.spec) as transport:
-            result["outcome"] = run_trial(spec, transport, patience=patience)
+            result["outcome"] = run_trial(spec, transport, patience=patience, on_wait=on_wait)
 
     runner = threading.Thread(target=run)
     runner.start()
@@ -113,6 +127,59 @@ def test_a_run_that_finished_while_its_host_was_frozen_is_fetched_once_it_answer
     outcome = result["outcome"]
     assert outcome.ok and outcome.tps is not None and outcome.tps > 0, outcome.error
     assert any("stopped answering during the run" in note for note in outcome.notes), outcome.notes
+
+
+def test_a_host_frozen_once_its_run_finished_keeps_the_run_and_shows_the_wait_as_soon_as_it_is_noticed(
+    installed_build, quick_to_notice, monkeypatch
+):
+    froze: list[threading.Timer] = []
+    frozen_at, waits = [0.0], []
+    recorded = PgbenchRun.record
+
+    def record_then_freeze(run: PgbenchRun, result: CommandResult, pgbench: str) -> None:
+        """pgbench ended and its output is in hand: the host freezes before the steps after the run."""
+        recorded(run, result, pgbench)
+        frozen_at[0] = time.monotonic()
+        froze.append(freeze_for(server, THAW_AFTER_S))
+
+    monkeypatch.setattr(PgbenchRun, "record", record_then_freeze)
+    with sshd_server("frozen") as server:
+        spec = trial(server.spec, installed_build, duration_s=2, collect_sar=False, collect_wait_events=False)
+        on_wait = lambda name, since: waits.append((time.monotonic() - frozen_at[0], name, since))  # noqa: E731
+        runner, result = run_in_background(spec, server, on_wait=on_wait)
+        runner.join(timeout=180)
+        froze[0].join()
+
+    outcome = result["outcome"]
+    assert outcome.ok and outcome.tps is not None and outcome.tps > 0, outcome.error
+    assert any("stopped answering after the run" in note for note in outcome.notes), outcome.notes
+    (noticed_after_s, name, since), *_, (_, _, answers) = waits
+    assert name == "frozen" and since is not None and answers is None
+    assert noticed_after_s < NOTICED_WITHIN_S + 3, "the wait is noted as the freeze is noticed, not a try later"
+
+
+def test_a_command_under_way_on_a_host_that_freezes_is_a_lost_connection_within_seconds(monkeypatch):
+    """A command that prints nothing for a while is normal (a data load); a host that then opens no probe channel
+    is frozen: noticed in seconds (45 at most in production), not at the command's time limit."""
+    notice_within(monkeypatch, {"SILENCE_PROBE_S": 2, "CHANNEL_TIMEOUT_S": 3})
+    raised: list[BaseException] = []
+    with sshd_server("frozen") as server, connect(server.spec) as transport:
+        command = threading.Thread(target=lambda: raised.extend(_run_catching(transport, ["sleep", "60"])))
+        command.start()
+        time.sleep(1)
+        with frozen(server):
+            started = time.monotonic()
+            command.join(timeout=20)
+            noticed_after_s = time.monotonic() - started
+    assert [type(error) for error in raised] == [ConnectionLost] and noticed_after_s < 10
+
+
+def _run_catching(transport: Transport, argv: list[str]) -> list[BaseException]:
+    try:
+        transport.run(argv, timeout=120)
+    except TransportError as error:
+        return [error]
+    return []
 
 
 def test_a_host_frozen_past_the_patience_fails_fast_and_the_next_attempt_stops_what_was_left(

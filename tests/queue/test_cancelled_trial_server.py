@@ -1,7 +1,11 @@
 """A task that finds its trial cancelled stops the server the previous trial kept running for it."""
 
-import pytest
+from datetime import timedelta
 
+import pytest
+from django.utils import timezone
+
+from benchdash.inventory.models import Host
 from benchdash.queue.tasks import run_study_trial
 from benchdash.studies.lifecycle.specs import trial_spec
 from benchdash.studies.models import Study, Trial
@@ -26,11 +30,15 @@ def kept_server(local_target, installed_build):
     return trial, cluster
 
 
-def test_the_task_of_a_cancelled_trial_stops_the_server_kept_for_it(kept_server):
+def test_the_task_of_a_cancelled_trial_stops_the_server_kept_for_it_and_clears_the_host_s_stale_wait_note(
+    kept_server,
+):
     trial, cluster = kept_server
+    Host.objects.filter(pk=trial.study.db_host_id).update(unreachable_since=timezone.now() - timedelta(hours=1))
     assert cluster.is_running() is True
     assert run_study_trial(trial.pk) == "not pending"
     assert cluster.is_running() is False
+    assert Host.objects.get(pk=trial.study.db_host_id).unreachable_since is None, "its connection: the host answers"
 
 
 def test_it_leaves_the_server_alone_while_another_trial_runs_on_the_host(kept_server):

@@ -1,6 +1,7 @@
 """A target that goes away for a while (its sshd stopped, then started again) fails none of its trials: the attempt
 waits for it with growing delays, the study page says "waiting for host X since ...", and the study finishes with
-one attempt per trial. A target gone past the limit fails the study with that reason.
+one attempt per trial. A target gone past the limit fails the study with that reason. A target that freezes (its sshd
+stopped with SIGSTOP) as its run ends keeps the run, and the page says it waits as soon as the freeze is noticed.
 
 The clocks are short (BENCHDASH_HOST_WAIT_DELAYS_S, BENCHDASH_HOST_WAIT_LIMIT_S); the defaults, 5 to 60 s up to
 15 minutes, ride out an outage of 5 minutes the same way.
@@ -8,6 +9,7 @@ The clocks are short (BENCHDASH_HOST_WAIT_DELAYS_S, BENCHDASH_HOST_WAIT_LIMIT_S)
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from django.urls import reverse
@@ -15,10 +17,14 @@ from django.utils import timezone
 
 from benchdash.inventory.models import Host
 from benchdash.studies.models import Attempt, Study, Trial
+from tests.engine.test_frozen_target import freeze_for
+from tests.queue.conftest import ROOT
 from tests.queue.support import (
     attempt_history,
+    background_pid,
     form_data,
     paced_reference_scenario,
+    process_alive,
     register_build,
     register_host,
     wait_for,
@@ -29,6 +35,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 OUTAGE_S = 12
 SHORT_WAITS = {"BENCHDASH_HOST_WAIT_DELAYS_S": "0.5,1,2"}
+# A worker whose SSH transport notices a frozen host after NOTICE_S (tests/queue/quick_notice).
+NOTICE_S = 6
+QUICK_NOTICE = {"PYTHONPATH": f"{Path(__file__).with_name('quick_notice')}:{ROOT}", "NOTICE_S": str(NOTICE_S)}
+FREEZE_S = 25
 
 
 @pytest.fixture
@@ -100,3 +110,34 @@ def test_the_study_fails_with_the_reason_once_the_host_stays_away_past_the_limit
     assert "host far unreachable since" in trials[0].error and "gave up after" in trials[0].error
     assert progress["failure_reason"] == trials[0].error and progress["waiting"] == []
     assert "The study failed:" in page and "host far unreachable since" in page
+    # It sent its end like any study: the clean-up of its clusters went to the host's queue (and found it away).
+    wait_for(lambda: "clear_study_clusters[" in celery_processes.log("patient"), 10, "the study's clean-up")
+
+
+def test_a_target_frozen_as_its_run_ends_keeps_the_run_and_the_page_shows_the_wait_once_it_is_noticed(
+    client, member, presets, celery_processes, far_target, installed_build
+):
+    host = register_host(far_target.spec)
+    celery_processes.env = {**SHORT_WAITS, **QUICK_NOTICE, "BENCHDASH_HOST_WAIT_LIMIT_S": "120"}
+    celery_processes.worker("patient")
+    study = queue_study_on(client, host, installed_build)
+    pgbench = wait_for(lambda: background_pid(host.work_dir, "pgbench"), 90, "pgbench to run")
+    wait_for(lambda: not process_alive(pgbench), 30, "pgbench to end", every=0.02)
+    thaw = freeze_for(far_target, FREEZE_S)
+    frozen_at = time.monotonic()
+
+    wait_for(lambda: Host.objects.get(pk=host.pk).unreachable_since, FREEZE_S, "the worker to say it waits")
+    noticed_after_s = time.monotonic() - frozen_at
+    page = client.get(reverse("studies:detail", args=[study.pk])).content.decode()
+    thaw.join()
+    wait_for(lambda: study_ended(study), 120, "the study to finish")
+
+    study.refresh_from_db()
+    first, second = study.trials.order_by("position")
+    # A command under way when it froze is noticed after a silence and a probe: twice the transport's limit.
+    assert noticed_after_s < 2 * NOTICE_S + 4
+    assert "Waiting for host far since" in page
+    assert study.status == Study.Status.DONE, attempt_history(study)
+    assert [(trial.status, trial.attempts) for trial in (first, second)] == [(Trial.Status.SUCCEEDED, 1)] * 2
+    assert first.tps and "far stopped answering" in first.notes, first.notes
+    assert Host.objects.get(pk=host.pk).unreachable_since is None

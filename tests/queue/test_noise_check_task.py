@@ -1,7 +1,10 @@
 """The host page's "Check noise now" through a real worker: the check runs on the host and its report lands there."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from benchdash.inventory.models import Host
 from tests.queue.conftest import NOISE_MICRO_RUNS
@@ -10,12 +13,17 @@ from tests.queue.support import register_host, wait_for
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-def test_check_noise_now_runs_the_check_on_the_host_through_a_worker(client, member, shared_worker, local_target):
+def test_check_noise_now_runs_the_check_on_the_host_through_a_worker_and_clears_its_stale_wait_note(
+    client, member, shared_worker, local_target
+):
     host = register_host(local_target)
+    # An attempt found the host unreachable an hour ago and was lost before it could say the host answers again.
+    Host.objects.filter(pk=host.pk).update(unreachable_since=timezone.now() - timedelta(hours=1))
     response = client.post(reverse("queue:host_noise_check", args=[host.pk]))
     assert response.status_code == 302
     wait_for(lambda: Host.objects.get(pk=host.pk).noise_checked_at, 90, "the noise check")
     report = Host.objects.get(pk=host.pk).noise_check
+    assert Host.objects.get(pk=host.pk).unreachable_since is None, "its connection said the host answers"
     assert report["verdict"] in {"quiet", "some_noise", "noisy"}
     assert len(report["facts"]["micro_us"]) == NOISE_MICRO_RUNS
     assert report["facts"]["cpus"] >= 1

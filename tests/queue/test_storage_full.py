@@ -118,7 +118,7 @@ def test_storage_without_room_stops_the_study_before_pgbench_runs(
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_an_outcome_the_full_storage_cannot_keep_fails_its_one_run_and_stops_the_study(
+def test_an_outcome_the_full_storage_cannot_keep_fails_its_one_run_and_stops_the_study_which_clears_its_cluster(
     small_var, client, member, presets, celery_processes, local_target, installed_build
 ):
     media = small_var / "media"
@@ -127,6 +127,9 @@ def test_an_outcome_the_full_storage_cannot_keep_fails_its_one_run_and_stops_the
         client, celery_processes, local_target, installed_build, small_var, BENCHDASH_ARTIFACT_ROOM_MIN_MIB="0"
     )
 
+    clusters = Path(local_target.work_dir, "clusters")
+    # The study's end goes out as any other's: its clean-up removes the cluster the run made, not beat's sweep.
+    wait_for(lambda: not any(clusters.glob("*")), 30, "the stopped study's cluster to leave the target")
     first, attempt = assert_stopped_after_one_attempt(study)
     assert (attempt.finished_at - attempt.started_at).total_seconds() >= 3, "pgbench ran its 3 s, once"
     prefix = "attempt 1: the artifact storage cannot keep an outcome: 0 bytes free, "

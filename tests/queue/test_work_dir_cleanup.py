@@ -125,11 +125,14 @@ def test_kept_data_stays_through_the_sweep_until_a_member_clears_the_host(
     kept_bytes = _clusters(host.work_dir)[kept]
 
     measured_before = Host.objects.get(pk=host.pk).work_dir_measured_at
+    # A wait noted by an attempt that was lost before the host answered again: the sweep's connection says it does.
+    Host.objects.filter(pk=host.pk).update(unreachable_since=measured_before)
     assert sweep_work_dirs() == [host.pk]
     wait_for(lambda: not gone_study.exists(), 30, "the sweep to remove the cluster of a study no longer stored")
     # The sweep notes the usage after it removed (and listed the pristine data): the page is read after that.
     wait_for(lambda: Host.objects.get(pk=host.pk).work_dir_measured_at > measured_before, 10, "the sweep's usage")
     assert _clusters(host.work_dir) == {kept: kept_bytes} and kept_bytes > 10 * MIB
+    assert Host.objects.get(pk=host.pk).unreachable_since is None
 
     page = client.get(reverse("inventory:host_detail", args=[host.pk])).content.decode()
     usage = Host.objects.get(pk=host.pk).work_dir_usage

@@ -1,18 +1,23 @@
 """One clock: workers whose own clocks run 10 minutes behind and ahead (tests/queue/skewed_clock), one for each of the
 study's two hosts, run its trials, which last longer than the stale threshold, with beat beside them: no trial is put
-back, every attempt is the first, and the times kept are the store's (docs/RELIABILITY.md)."""
+back, every attempt is the first, and the times kept are the store's (docs/RELIABILITY.md). A retry sent by a process
+whose clock is 10 minutes off waits its delay on the store's clock."""
 
 import io
 import re
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 from django.conf import settings
 from django.core.management import call_command
 
+from benchdash.inventory.models import Host
+from benchdash.queue.tasks import report_host_wait
 from benchdash.store_clock import store_now
+from benchdash.studies.lifecycle import services
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.conftest import FAST_CLOCKS
 from tests.queue.support import attempt_history, paced_reference_scenario, register_build, register_host, wait_for
@@ -74,3 +79,58 @@ def logged_times(log: str) -> list[datetime]:
     zone = ZoneInfo(settings.TIME_ZONE)
     stamps = re.findall(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),\d+:", log, re.M)
     return [datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").replace(tzinfo=zone) for stamp in stamps]
+
+
+@pytest.mark.parametrize("offset_s", [600, -600], ids=["ahead", "behind"])
+def test_a_retry_sent_by_a_process_10_minutes_off_waits_its_delay_on_the_store_s_clock(
+    offset_s, settings, celery_processes, presets, local_target, installed_build
+):
+    settings.TRIAL_RETRY_DELAY_S = RETRY_DELAY_S
+    host = register_host(local_target)
+    study = retried_study(host, register_build(installed_build))
+    (retried,) = study.trials.all()
+    # Beat's backstop (a pending trial whose task is late is sent again) stays out of the test's time.
+    celery_processes.env = {"BENCHDASH_TRIAL_STALE_AFTER_S": "60"}
+    celery_processes.worker("true-clock")
+
+    sent_at = store_now()
+    with time_machine.travel(datetime.now(UTC) + timedelta(seconds=offset_s), tick=True):
+        services.study_continue(study_id=study.pk, host_id=host.pk)  # the retry's task, sent with this clock
+    wait_for(lambda: Trial.objects.get(pk=retried.pk).started_at, RETRY_DELAY_S + 30, "the retry's claim")
+    claimed_at = Trial.objects.get(pk=retried.pk).started_at
+    services.study_cancel(study=study)
+    wait_for(lambda: Trial.objects.get(pk=retried.pk).status != Trial.Status.RUNNING, 60, "the cancelled trial")
+
+    # Not 10 minutes late (ahead), nor at once (behind): the delay, on the store's clock, and a claim's round trips.
+    assert RETRY_DELAY_S <= (claimed_at - sent_at).total_seconds() < RETRY_DELAY_S + 15
+
+
+RETRY_DELAY_S = 4
+
+
+def retried_study(host, build) -> Study:
+    """A queued study of one paced trial whose first attempt failed and was put back, with no task on its way."""
+    data = {
+        "title": "retried",
+        "year": 2026,
+        "db_host": host,
+        "builds": [build],
+        "baseline": build,
+        "scenarios": [paced_reference_scenario()],
+        "client_levels": [1],
+        "repetitions": 1,
+        "duration_s": 30,
+        "scale": 1,
+        "seed": 1,
+    }
+    study = services.study_create(data=data)
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.QUEUED)
+    study.trials.update(status=Trial.Status.PENDING, attempts=1, error="attempt 1: failed")
+    return study
+
+
+def test_a_wait_a_worker_10_minutes_ahead_notes_is_kept_in_the_store_s_time(local_target):
+    host = register_host(local_target)
+    before = store_now()
+    report_host_wait(host.name, datetime.now(UTC) + timedelta(minutes=10))  # the worker's since, 10 minutes ahead
+    assert before <= Host.objects.get(pk=host.pk).unreachable_since <= store_now()

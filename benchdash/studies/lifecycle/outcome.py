@@ -21,6 +21,7 @@ from benchdash.studies.lifecycle.artifact_files import (
     files_delete,
 )
 from benchdash.studies.lifecycle.services import ACTIVE
+from benchdash.studies.lifecycle.signals import send_study_ended_after_commit
 from benchdash.studies.models import Artifact, Attempt, Study, Trial
 from benchdash.studies.results.store import points_refresh
 from workers.spec import TrialOutcome
@@ -78,9 +79,11 @@ def _outcome_commit(
     locked.save()
     Trial.objects.filter(pk=locked.pk).update(outputs_due_at=StoreNow())
     if stop_study:  # the next trials would wait for the same host, or be thrown away: the study stops, saying why
-        Study.objects.filter(pk=locked.study_id, status__in=ACTIVE).update(
+        stopped = Study.objects.filter(pk=locked.study_id, status__in=ACTIVE).update(
             status=Study.Status.FAILED, finished_at=locked.finished_at
         )
+        if stopped:  # its end, like any other: its clusters leave its hosts now, not at beat's sweep
+            send_study_ended_after_commit(locked.study_id)
     _close_attempt(locked, ATTEMPT_RESULT[locked.status], outcome.error)
     replaced = _artifact_rows_replace(locked, written)
     # Facts reused from earlier in the study (no "facts" phase) are already on the host.
