@@ -1,6 +1,7 @@
 """What we run on: hosts (servers reached by SSH, or the worker's own machine) and builds."""
 
 import re
+import uuid
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -166,3 +167,22 @@ class Build(models.Model):
     @property
     def major(self) -> str:
         return major_version(self.version)
+
+
+class Installation(models.Model):
+    """This installation (one store and the workers on it). Its id tags every cloud instance it launches, so that its
+    reaper ends only its own when several installations share an AWS account; and on a target that several
+    installations share, it names this one's part of the work dir and the holder of the host-wide lock
+    (workers/host_lock.py). One row, made at first use."""
+
+    token = models.UUIDField(_("installation id"), default=uuid.uuid4, editable=False)
+
+    class Meta:
+        verbose_name = _("installation")
+
+    def __str__(self) -> str:
+        return str(self.token)
+
+    @classmethod
+    def current_token(cls) -> str:
+        return str(cls.objects.get_or_create(pk=1)[0].token)
