@@ -1,0 +1,73 @@
+"""The host-wide lock: installations that share a target take turns on it, and a dead holder leaves no lock."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from workers.host_lock import HostLockBusy, host_lock
+from workers.transport import connect
+
+STAGING = "6f1d3a52-0000-4000-8000-000000000001"
+PRODUCTION = "6f1d3a52-0000-4000-8000-000000000002"
+# Holds the lock as STAGING, says so, and sleeps until it is killed.
+HOLDER = """
+import sys, time
+from workers.host_lock import host_lock
+from workers.spec import HostSpec
+from workers.transport import connect
+with connect(eval(sys.argv[1])) as transport, host_lock(transport):
+    print("holding", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_another_installation_finds_the_host_busy_with_the_holder_s_id(any_transport):
+    busy = pytest.raises(HostLockBusy, match=f"another benchdash installation \\({STAGING}")
+    staging = connect(any_transport.host.for_installation(STAGING))
+    production = connect(any_transport.host.for_installation(PRODUCTION))
+    with staging, production:
+        with host_lock(staging), busy, host_lock(production):
+            pytest.fail("two installations held the host together")
+        with host_lock(production):
+            assert any_transport.get_bytes(production.host.lock_path) == f"{PRODUCTION}\n".encode()
+
+
+def test_an_attempt_of_the_same_installation_is_not_held_up_by_the_lock(any_transport):
+    """An earlier attempt of the same store still holding it is the fence's business, not the lock's."""
+    earlier = connect(any_transport.host.for_installation(STAGING))
+    later = connect(any_transport.host.for_installation(STAGING))
+    with earlier, later, host_lock(earlier), host_lock(later):
+        assert later.run(["true"]).ok
+
+
+def test_a_holder_whose_worker_is_killed_leaves_no_lock(any_transport):
+    staging = any_transport.host.for_installation(STAGING)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, repr(staging)], stdout=subprocess.PIPE, cwd=os.getcwd(), text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+        with connect(any_transport.host.for_installation(PRODUCTION)) as production:
+            with pytest.raises(HostLockBusy), host_lock(production):
+                pass
+            holder.send_signal(signal.SIGKILL)
+            holder.wait()
+            assert taken_within(production, seconds=10)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def taken_within(transport, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with host_lock(transport):
+                return True
+        except HostLockBusy:
+            time.sleep(0.2)
+    return False
