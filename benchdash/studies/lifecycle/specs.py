@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from django.db import connection
 from django.db.models import F
 
-from benchdash.inventory.models import Build, Host
+from benchdash.inventory.models import Build, Host, Installation
 from benchdash.studies.models import Attempt, Scenario, Study, Trial, Variant
 from workers.initdb_options import InitdbOptions
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
@@ -19,13 +19,17 @@ from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
 Spec = TypeVar("Spec", HostSpec, BuildSpec, ScenarioSpec)
 
 
-def spec_from_row(spec_class: type[Spec], row: Any) -> Spec:
-    """A spec filled from the row's attributes of the same names: the field lists are the mapping."""
-    return spec_class(**{field.name: getattr(row, field.name) for field in fields(spec_class)})
+def spec_from_row(spec_class: type[Spec], row: Any, **given: Any) -> Spec:
+    """A spec filled from the row's attributes of the same names, but for the fields given: the field lists are the
+    mapping."""
+    from_row = {field.name: getattr(row, field.name) for field in fields(spec_class) if field.name not in given}
+    return spec_class(**from_row, **given)
 
 
 def host_spec(host: Host) -> HostSpec:
-    return spec_from_row(HostSpec, host)
+    """The host as this installation sees it: its own part of the host's work dir, beside the host-wide lock that
+    other installations sharing the host take too (workers/host_lock.py)."""
+    return spec_from_row(HostSpec, host, installation="").for_installation(Installation.current_token())
 
 
 def build_spec(build: Build) -> BuildSpec:
