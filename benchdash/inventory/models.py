@@ -58,6 +58,10 @@ class Host(models.Model):
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     # Set by an attempt that found the host unreachable and waits for it; cleared when it answers again.
     unreachable_since = models.DateTimeField(_("unreachable since"), null=True, blank=True, editable=False)
+    # Set when an attempt found the host-wide lock (workers/host_lock.py) held by another installation, this id's, and
+    # the trial waits for it; cleared when an attempt of this installation ran there.
+    busy_with = models.CharField(_("busy with installation"), max_length=64, blank=True, editable=False)
+    busy_since = models.DateTimeField(_("busy since"), null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["name"]

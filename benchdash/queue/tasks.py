@@ -26,6 +26,7 @@ from benchdash.queue.broker_mark import broker_emptied
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
 from benchdash.queue.work_dir import clear_host_clusters, hosts_to_sweep
 from benchdash.queue.worker_queues import serve_hosts
+from benchdash.store_clock import StoreNow
 from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError
@@ -73,8 +74,10 @@ def run_study_trial(self: Any, trial_id: int) -> str:
         return "not pending"
     if (no_room := storage_no_room(study_id=trial.study_id)) is not None:  # no benchmark for nothing: stop now
         trial = with_store_retry(partial(trial_fail_for_storage, trial=trial, reason=no_room), "stop the study")
+    elif (stored := run_and_store(trial)) is None:  # its DB host was busy with another installation: it waits
+        raise self.retry(countdown=settings.HOST_BUSY_RETRY_S)
     else:
-        trial = run_and_store(trial)
+        trial = stored
     if trial.status != Trial.Status.RUNNING:  # running: a later attempt has it, and its end goes on
         next_on_host = partial(services.study_continue, study_id=trial.study_id, host_id=trial.host_id)
         with_store_retry(next_on_host, "send the next trial")
@@ -82,8 +85,9 @@ def run_study_trial(self: Any, trial_id: int) -> str:
     return str(trial.status)
 
 
-def run_and_store(trial: Trial) -> Trial:
-    """Run the claimed trial's attempt on its hosts under a heartbeat, and store its outcome."""
+def run_and_store(trial: Trial) -> Trial | None:
+    """Run the claimed trial's attempt on its hosts under a heartbeat, and store its outcome; None when its DB host
+    was busy with another installation: the attempt did nothing, and the trial was given back to wait for the host."""
     spec = trial_spec(trial)
     watch = AttemptWatch(trial.pk, trial.attempts)
     with heartbeat(watch):
@@ -93,6 +97,11 @@ def run_and_store(trial: Trial) -> Trial:
         patience = HostPatience(tuple(settings.HOST_WAIT_DELAYS_S), settings.HOST_WAIT_LIMIT_S)
         outcome = run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
         watch.storing = True
+        with_store_retry(partial(note_host_busy, spec.db_host.name, outcome.host_busy_with), "note the host's lock")
+        if outcome.host_busy_with:
+            give_back = partial(services.trial_give_back, trial_id=trial.pk, attempt=trial.attempts)
+            with_store_retry(give_back, "give the trial back")
+            return None
         return store_outcome(trial, outcome)
 
 
@@ -155,6 +164,13 @@ def _note_host_wait(host_name: str, since: datetime | None) -> None:
         hosts.filter(unreachable_since__isnull=False).update(unreachable_since=None)
     else:
         hosts.update(unreachable_since=since)
+
+
+def note_host_busy(host_name: str, busy_with: str) -> None:
+    """Note on the host that its trials wait for another installation, this id's, and since when; clear the note
+    ("") once an attempt ran there. The study page shows it (studies/lifecycle/progress.py)."""
+    hosts = Host.objects.filter(name=host_name).exclude(busy_with=busy_with)
+    hosts.update(busy_with=busy_with, busy_since=StoreNow() if busy_with else None)
 
 
 def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:
