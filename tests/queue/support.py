@@ -1,6 +1,8 @@
 """Helpers of the queue tests: rows for hosts and builds, the form's data, waiting, a store outage."""
 
+import json
 import os
+import pwd
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,9 +16,12 @@ from benchdash.inventory.management.commands.register_local import postgres_vers
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.lifecycle.specs import host_spec
 from benchdash.studies.models import Artifact, Attempt, Scenario, Study, Trial
+from tests.sshd import run_user_account
 from tests.store_template import store_url
 from workers.pristine import PRISTINE_DIR
 from workers.spec import BuildSpec, HostSpec
+
+MIB = 1024 * 1024
 
 
 def wait_for(predicate: Callable[[], object], timeout: float, what: str, every: float = 0.3) -> object:
@@ -206,3 +211,16 @@ def store_outage(seconds: float) -> None:
             time.sleep(seconds)
         finally:
             maintenance.execute(sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS true").format(database))
+
+
+def leftover_cluster(work_dir: str, name: str, study_id: int, account: str = "") -> Path:
+    """A cluster dir as an ended study's trial leaves it, owned by the target's account (the local target's unless
+    named): 3 MiB of data and a marker naming the study."""
+    cluster = Path(work_dir, "clusters", name)
+    (cluster / "data").mkdir(parents=True)
+    (cluster / "data" / "base").write_bytes(os.urandom(3 * MIB))
+    (cluster / "data.json").write_text(json.dumps({"study_id": study_id}))
+    owner = pwd.getpwnam(account) if account else run_user_account()
+    for path in [cluster, *cluster.rglob("*")]:
+        os.chown(path, owner.pw_uid, owner.pw_gid)
+    return cluster

@@ -3,7 +3,6 @@ unless it keeps them; beat's sweep removes what a lost clean-up left; the host p
 clears it, never touching the cluster of the trial that runs."""
 
 import contextlib
-import json
 import os
 import stat
 import time
@@ -17,7 +16,9 @@ from benchdash.inventory.models import Host
 from benchdash.queue.tasks import sweep_work_dirs
 from benchdash.studies.models import Study, Trial
 from tests.queue.support import (
+    MIB,
     form_data,
+    leftover_cluster,
     own_work_dir,
     paced_reference_scenario,
     process_alive,
@@ -26,11 +27,9 @@ from tests.queue.support import (
     register_host,
     wait_for,
 )
-from tests.sshd import run_user_account
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-MIB = 1024 * 1024
 CLEARED_WITHIN_S = 10
 
 
@@ -52,19 +51,6 @@ def _file_bytes(folder: Path) -> int:
                 status = os.lstat(os.path.join(parent, name))
                 total += status.st_size if stat.S_ISREG(status.st_mode) else 0
     return total
-
-
-def _leftover_cluster(work_dir: str, name: str, study_id: int) -> Path:
-    """A cluster dir as an ended study's trial leaves it, owned by the target's account: 3 MiB of data and a marker
-    naming the study."""
-    cluster = Path(work_dir, "clusters", name)
-    (cluster / "data").mkdir(parents=True)
-    (cluster / "data" / "base").write_bytes(os.urandom(3 * MIB))
-    (cluster / "data.json").write_text(json.dumps({"study_id": study_id}))
-    owner = run_user_account()
-    for path in [cluster, *cluster.rglob("*")]:
-        os.chown(path, owner.pw_uid, owner.pw_gid)
-    return cluster
 
 
 def _run_study(client, host, build, scenario, **extra) -> Study:
@@ -119,7 +105,7 @@ def test_kept_data_stays_through_the_sweep_until_a_member_clears_the_host(
 ):
     host, build = register_host(local_target), register_build(installed_build)
     study = _run_study(client, host, build, paced_reference_scenario(), keep_data="on")
-    gone_study = _leftover_cluster(own_work_dir(host), "gone-study-s1-f100", study_id=study.pk + 1000)
+    gone_study = leftover_cluster(own_work_dir(host), "gone-study-s1-f100", study_id=study.pk + 1000)
     assert study.status == Study.Status.DONE and study.keep_data
     wait_for(lambda: Host.objects.get(pk=host.pk).work_dir_measured_at, 10, "the clean-up after the study")
     (kept,) = set(_clusters(own_work_dir(host))) - {gone_study.name}
@@ -151,7 +137,7 @@ def test_clearing_the_work_dir_never_removes_the_cluster_a_running_trial_uses(
     )
     (running,) = _clusters(own_work_dir(host))
     ended = Study.objects.create(title="ended", year=2025, db_host=host, status=Study.Status.DONE)
-    leftover = _leftover_cluster(own_work_dir(host), "ended-s1-f100", study_id=ended.pk)
+    leftover = leftover_cluster(own_work_dir(host), "ended-s1-f100", study_id=ended.pk)
 
     client.post(reverse("queue:host_clear_work_dir", args=[host.pk]))
     wait_for(lambda: not leftover.exists(), 30, "the clear to remove the ended study's cluster")
