@@ -13,6 +13,7 @@ lock, decides between them, so the attempt goes on. A host without flock is not 
 """
 
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -23,14 +24,17 @@ logger = logging.getLogger(__name__)
 # The longest a holder lives: one whose worker vanished without its connection closing (a cut network) goes then.
 HOLD_LIMIT_S = 6 * 3600
 ANSWER_WITHIN_S = 60
+# An installation id as the store makes it (a UUID), and what the host's note may hold (Host.busy_with).
+HOLDER_RE = re.compile(r"[0-9a-f-]{1,64}", re.ASCII)
 
 
 class HostLockBusy(TransportError):
-    """Another installation's attempt holds the host-wide lock."""
+    """Another installation's attempt holds the host-wide lock. The holder's id is what the lock file says, which the
+    target's account could have written anything into: kept only when it reads as an id."""
 
     def __init__(self, host_name: str, holder: str) -> None:
-        self.holder = holder
-        super().__init__(f"host {host_name} is busy with another benchdash installation ({holder})")
+        self.holder = holder if HOLDER_RE.fullmatch(holder) else "unknown"
+        super().__init__(f"host {host_name} is busy with another benchdash installation ({self.holder})")
 
 
 @contextmanager

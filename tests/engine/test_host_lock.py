@@ -71,3 +71,18 @@ def taken_within(transport, seconds: float) -> bool:
         except HostLockBusy:
             time.sleep(0.2)
     return False
+
+
+def test_a_lock_file_that_does_not_name_an_installation_is_reported_as_an_unknown_holder(any_transport):
+    """The target's account may write anything there: the note on the host and the page get no more than an id."""
+    lock_path = any_transport.host.for_installation(STAGING).lock_path
+    scrawl = 'exec 9>>"$1" && flock 9 && printf "%s" "<b>$(head -c 300 /dev/zero | tr "\\0" x)" > "$1" && echo held'
+    squatter = any_transport.hold(["sh", "-c", f"{scrawl} && exec cat", "sh", lock_path], timeout=60)
+    try:
+        assert squatter.first_line(10) == "held"
+        production = connect(any_transport.host.for_installation(PRODUCTION))
+        with production, pytest.raises(HostLockBusy, match=r"installation \(unknown\)") as busy, host_lock(production):
+            pass
+        assert busy.value.holder == "unknown"
+    finally:
+        squatter.release()
