@@ -9,7 +9,9 @@ worker that dies, however it dies, leaves no lock behind. The holder writes its 
 An attempt that finds the lock held by another installation does nothing on the host: it ends with host_busy_with
 set to the holder's id, and the store puts the trial back to wait, as for a host that runs another study's trial.
 A holder of the same installation is an earlier attempt of this store: the fence (transport_base.Fence), not the
-lock, decides between them, so the attempt goes on. A host without flock is not locked (a note says so).
+lock, decides between them, so the attempt goes on. A host without flock is not locked (the worker's log says so).
+A connection lost under a trial (a network fault) takes the holder with it: until the attempt ends, the runner, which
+reconnects, goes on without the lock.
 """
 
 import logging
