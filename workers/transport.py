@@ -171,6 +171,8 @@ class SSHTransport(Transport):
         # paramiko leaves Nagle's algorithm on: every short command then waits ~40 ms for delayed ACKs.
         ssh.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # type: ignore[union-attr]
         self._client = client
+        for hook in list(self.on_reconnect):
+            hook()
 
     def _session(self) -> paramiko.Channel:
         ssh = self._client.get_transport() if self._client else None

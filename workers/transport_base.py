@@ -172,6 +172,8 @@ class Transport(ABC):
         self.private_work_dir = ""
         # Set by the attempt while it runs: run_long stops its command when this returns True.
         self.should_stop: Callable[[], bool] | None = None
+        # Called each time the connection is made again after it was lost (what it held went with it).
+        self.on_reconnect: list[Callable[[], object]] = []
 
     @abstractmethod
     def run(

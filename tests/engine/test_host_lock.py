@@ -110,3 +110,15 @@ def test_the_lock_is_taken_only_in_a_work_dir_found_private(local_target):
 
     assert not outcome.ok and "UnsafeWorkDir" in outcome.error and "writable by other accounts" in outcome.error
     assert not os.path.lexists(db_host.lock_path)
+
+
+def test_an_attempt_whose_connection_drops_takes_the_lock_again_as_it_reconnects(ssh_target):
+    """The holder went with the lost connection; the attempt goes on once it reconnects, and not without the lock."""
+    staging = connect(ssh_target.for_installation(STAGING))
+    production = connect(ssh_target.for_installation(PRODUCTION))
+    with staging, production, host_lock(staging):
+        staging._client.get_transport().close()  # the network drops the connection under the attempt
+
+        assert staging.run(["true"]).ok  # made again
+        with pytest.raises(HostLockBusy, match=STAGING), host_lock(production):
+            pytest.fail("the other installation took the host while the attempt went on")
