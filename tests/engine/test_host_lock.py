@@ -10,6 +10,7 @@ import pytest
 
 from workers.attempt import run_attempt
 from workers.host_lock import HostLockBusy, host_lock
+from workers.preflight import check_host
 from workers.spec import BuildSpec, ScenarioSpec, TrialSpec
 from workers.transport import connect
 
@@ -122,3 +123,12 @@ def test_an_attempt_whose_connection_drops_takes_the_lock_again_as_it_reconnects
         assert staging.run(["true"]).ok  # made again
         with pytest.raises(HostLockBusy, match=STAGING), host_lock(production):
             pytest.fail("the other installation took the host while the attempt went on")
+
+
+def test_a_noise_check_of_a_host_busy_with_another_installation_gives_no_verdict(any_transport):
+    """The other installation's trial is no noise of the host's: no 'noisy' verdict from it."""
+    staging = connect(any_transport.host.for_installation(STAGING))
+    with staging, host_lock(staging):
+        report = check_host(any_transport.host.for_installation(PRODUCTION), sample_ms=100, micro_runs=1)
+    assert report["verdict"] == "unknown"
+    assert f"busy with another benchdash installation ({STAGING})" in report["error"]
