@@ -8,10 +8,10 @@ import time
 
 import pytest
 
+from tests.factories import trial_spec_on
 from workers.attempt import run_attempt
 from workers.host_lock import HostLockBusy, host_lock
 from workers.preflight import check_host
-from workers.spec import BuildSpec, ScenarioSpec, TrialSpec
 from workers.transport import connect
 
 STAGING = "6f1d3a52-0000-4000-8000-000000000001"
@@ -95,19 +95,8 @@ def test_the_lock_is_taken_only_in_a_work_dir_found_private(local_target):
     """Taking the lock writes a file: never in a directory another account could fill with links."""
     os.chmod(local_target.work_dir, 0o777)  # noqa: S103 (the mistake under test)
     db_host = local_target.for_installation(STAGING)
-    spec = TrialSpec(
-        trial_id=1,
-        study_id=1,
-        db_host=db_host,
-        client_host=db_host,
-        build=BuildSpec(name="any", kind="installed", bin_dir="/usr/bin"),
-        scenario=ScenarioSpec(slug="any", builtin="select-only"),
-        clients=1,
-        threads=1,
-        duration_s=1,
-    )
 
-    outcome = run_attempt(spec, should_cancel=lambda: False)
+    outcome = run_attempt(trial_spec_on(db_host), should_cancel=lambda: False)
 
     assert not outcome.ok and "UnsafeWorkDir" in outcome.error and "writable by other accounts" in outcome.error
     assert not os.path.lexists(db_host.lock_path)
