@@ -45,7 +45,7 @@ presets_sync()
 paced_reference_scenario()
 host, build = register_host({host!r}), register_build({build!r})
 call_command("queue_study", "--host", host.name, "--builds", build.major, "--scenarios", "paced-reference",
-             "--clients", "1,2", "--repetitions", "1", "--duration", "1", "--no-sar", "--no-wait-events",
+             "--clients", "1,2", "--repetitions", "1", "--duration", "2", "--no-sar", "--no-wait-events",
              "--title", "second")
 """
 READ_SECOND = """
@@ -145,6 +145,7 @@ def test_two_installations_take_turns_on_a_shared_target_without_a_wasted_attemp
 
     try:
         second.worker("second")
+        celery_processes.worker("first")  # up before the second's trials run, so that one of the first's meets them
         run_shell(QUEUE_SECOND.format(host=target, build=installed_build), second_store, redis_server.url)
         wait_for(lambda: watch.seen, 120, "the second installation's first trial to run pgbench")
 
@@ -152,7 +153,6 @@ def test_two_installations_take_turns_on_a_shared_target_without_a_wasted_attemp
         data = form_data(host=host, builds=[build], baseline=build, scenarios=[paced_reference_scenario()])
         client.post(reverse("studies:new"), {**data, "collect_sar": "", "collect_wait_events": ""})
         study = Study.objects.get(title="queue test")
-        celery_processes.worker("first")
         busy_with: set[str] = set()
         progress = reverse("studies:progress", args=[study.pk])
 
