@@ -9,7 +9,7 @@ from benchdash.studies.models import Scenario, Study, Trial, Variant
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.store import points_refresh
-from workers.spec import Prewarm, Reset
+from workers.spec import BuildSpec, HostSpec, Prewarm, Reset, ScenarioSpec, TrialSpec
 
 
 class HostFactory(factory.django.DjangoModelFactory):
@@ -150,3 +150,19 @@ def measured_results(figures: dict[tuple, list[float]], baseline: Build | None) 
             )
     points_refresh(study_id=study.pk)
     return study_results(study)
+
+
+def trial_spec_on(host: HostSpec) -> TrialSpec:
+    """The spec of a trial on host (pgbench there too) that no test means to reach pgbench: one that must be refused
+    before it touches anything."""
+    return TrialSpec(
+        trial_id=1,
+        study_id=1,
+        db_host=host,
+        client_host=host,
+        build=BuildSpec(name="15", kind="installed", bin_dir="/usr/lib/postgresql/15/bin"),
+        scenario=ScenarioSpec(slug="s", builtin="select-only"),
+        clients=1,
+        threads=1,
+        duration_s=1,
+    )

@@ -9,10 +9,12 @@ from contextlib import ExitStack
 from dataclasses import replace
 from functools import partial
 
+from workers.host_lock import HostLockBusy, host_lock
 from workers.host_wait import HostGaveUp, HostPatience, WaitReport, connect_waiting, unheard
 from workers.runner import run_trial, stop_kept_server
 from workers.spec import TrialOutcome, TrialSpec
 from workers.transport import connect
+from workers.work_dir import ensure_private_work_dir
 
 logger = logging.getLogger(__name__)
 # perf runs once per point, after the first repetition: one profile explains the point.
@@ -28,18 +30,25 @@ def run_attempt(
 ) -> TrialOutcome:
     """Any failure of the target (SSH, server, pgbench, time limit) is an outcome, not a crash:
     the attempt counts and the study goes on. A host that does not answer is waited for (patience);
-    one that stays unreachable past it gives an outcome with host_unreachable set."""
+    one that stays unreachable past it gives an outcome with host_unreachable set. The DB host's host-wide lock is
+    held from before the trial to after its profiled run; one that another installation holds gives an outcome with
+    host_busy_with set, and nothing done on the host."""
     patience, on_wait = patience or HostPatience(), on_wait or unheard
     reach = partial(connect_waiting, patience=patience, on_wait=on_wait, should_stop=should_cancel)
     try:
         with ExitStack() as stack:
             db = stack.enter_context(reach(spec.db_host))
+            ensure_private_work_dir(db)  # the lock lives beside the installation's part of it: checked first
+            stack.enter_context(host_lock(db))
             client = None if spec.client_host == spec.db_host else stack.enter_context(reach(spec.client_host))
             outcome = run_trial(spec, db, client, should_cancel=should_cancel, patience=patience, on_wait=on_wait)
             if outcome.ok and spec.collect_perf and spec.repetition == PROFILED_REPETITION:
                 profiled = replace(spec, profile_only=True, reset_data=False)
                 add_profile(outcome, run_trial(profiled, db, client, should_cancel=should_cancel))
             return outcome
+    except HostLockBusy as error:
+        logger.info("trial %s: %s", spec.trial_id, error)
+        return TrialOutcome(ok=False, error=str(error), host_busy_with=error.holder)
     except HostGaveUp as error:
         logger.error("trial %s: %s", spec.trial_id, error)
         return TrialOutcome(ok=False, error=str(error), host_unreachable=True)

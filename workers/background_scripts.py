@@ -194,3 +194,28 @@ fi
 shift 2
 exec "$@"
 """
+
+
+# -- the host-wide lock: one installation's trial at a time on a shared target (workers/host_lock.py) -------------
+# $1 lock file, $2 the installation's id, $3 seconds to wait for a holder to let go (0: none). Prints one line: "held"
+# (the lock is this command's until its stdin ends: it then exits, and the lock goes with it, as with any end of the
+# process), "busy <holder's id>" (another command holds it; the holder wrote its id in the file), or "unlocked" (no
+# flock on the host: nothing is kept apart).
+# The id is written through a second open: the lock belongs to fd 9's open file, which that does not touch.
+HOST_LOCK = r"""
+lock=$1 installation=$2 wait=$3
+umask 077
+mkdir -p -- "${lock%/*}" || exit 1
+if ! command -v flock >/dev/null 2>&1; then echo unlocked; exit 0; fi
+exec 9>>"$lock" || exit 1
+if [ "$wait" -gt 0 ]; then set -- -w "$wait"; else set -- -n; fi
+if ! flock "$@" 9; then
+  holder=
+  { IFS= read -r holder < "$lock"; } 2>/dev/null
+  echo "busy ${holder:-unknown}"
+  exit 0
+fi
+printf '%s\n' "$installation" > "$lock"
+echo held
+exec cat > /dev/null
+"""

@@ -3,6 +3,7 @@
 import os
 import pwd
 import re
+import select
 import shlex
 import signal
 import subprocess
@@ -16,8 +17,10 @@ from workers.transport_base import (
     LOCAL_DEADLINE_SLACK_S,
     CommandResult,
     CommandTimeout,
+    Held,
     Transport,
     TransportError,
+    wrap_command,
 )
 
 DEFAULT_LOCAL_USER = "benchdash-clusters"
@@ -94,6 +97,13 @@ class LocalTransport(Transport):
         result = CommandResult(list(argv), process.returncode, stdout, stderr, time.monotonic() - started)
         return self.finish(result, timeout=timeout, check=check)
 
+    def hold(self, argv: Sequence[str], *, timeout: float) -> Held:
+        command = self._switch + wrap_command(argv, timeout=timeout, env=None)
+        process = subprocess.Popen(  # noqa: S603 (an argument list, no shell)
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        return _HeldProcess(process)
+
     def put_bytes(self, data: bytes, remote_path: str, mode: int = 0o644) -> None:
         # Written by the run user itself, so the file belongs to it.
         self.run(["sh", "-c", scripts.WRITE_FILE, "sh", remote_path, f"{mode:o}"], input=data, timeout=600)
@@ -106,6 +116,31 @@ class LocalTransport(Transport):
 
     def close(self) -> None:
         """Nothing is held open between commands."""
+
+
+class _HeldProcess(Held):
+    """A local held command: its stdin is a pipe from the worker, closed when the worker ends, however it ends."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+
+    def first_line(self, timeout: float) -> str:
+        stdout = self.process.stdout
+        assert stdout is not None
+        if not select.select([stdout], [], [], timeout)[0]:
+            raise CommandTimeout(f"{self.process.args!r} said nothing within {timeout:g}s")
+        return stdout.readline().decode("utf-8", "replace").strip()
+
+    def release(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 def switch_user_argv(account: str) -> list[str]:

@@ -14,11 +14,13 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from workers.host_lock import host_lock
 from workers.host_wait import WaitReport, unheard
 from workers.spec import HostSpec
 from workers.spread import coefficient_of_variation
 from workers.transport import connect
 from workers.transport_base import Transport
+from workers.work_dir import ensure_private_work_dir
 
 MICRO_RUNS = 10
 MICRO_LOOP = 300_000
@@ -117,11 +119,15 @@ def check_host(
     host: HostSpec, sample_ms: int = SAMPLE_MS, micro_runs: int = MICRO_RUNS, *, on_wait: WaitReport = unheard
 ) -> dict[str, Any]:
     """The report of a check of this host; a check that could not run says why (verdict unknown), never raises:
-    a study runs whatever its check says. Once connected, on_wait hears that the host answers (its note goes)."""
+    a study runs whatever its check says. Once connected, on_wait hears that the host answers (its note goes). It
+    holds the host-wide lock: another installation's trial is no noise of the host's, and a host busy with one gets no
+    verdict."""
     try:
         with connect(host) as transport:
             on_wait(host.name, None)
-            return run_preflight(transport, sample_ms, micro_runs)
+            ensure_private_work_dir(transport)
+            with host_lock(transport):
+                return run_preflight(transport, sample_ms, micro_runs)
     except Exception as error:  # noqa: BLE001 (a host we cannot check is reported, not a failure of the study)
         reason = f"{type(error).__name__}: {error}"
         return {"verdict": Verdict.UNKNOWN.value, "findings": [], "facts": {}, "error": reason}

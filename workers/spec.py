@@ -4,7 +4,8 @@ The engine never sees a Django model: benchdash/studies/lifecycle/specs.py build
 benchdash/studies/lifecycle/services.py turns a TrialOutcome back into rows.
 """
 
-from dataclasses import dataclass, field, fields
+import posixpath
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -52,10 +53,23 @@ class HostSpec:
     host_key: str = ""
     work_dir: str = "/var/lib/benchdash"
     allow_link_local: bool = False
+    # The installation (one store and its workers) the host works for here: "" for a run by hand. Installations that
+    # share a host each keep their data in their own part of its work dir (for_installation).
+    installation: str = ""
 
     @property
     def is_local(self) -> bool:
         return self.name == "local"
+
+    def for_installation(self, installation: str) -> "HostSpec":
+        """The host as one installation sees it: its work dir is the installation's part of the host's, named by its
+        id, beside the host-wide lock that all of them share (workers/host_lock.py)."""
+        return replace(self, work_dir=posixpath.join(self.work_dir, installation), installation=installation)
+
+    @property
+    def lock_path(self) -> str:
+        """The host-wide lock file, in the work dir the installations share; "" for a run by hand (no lock)."""
+        return posixpath.join(posixpath.dirname(self.work_dir), "host.lock") if self.installation else ""
 
 
 @dataclass(frozen=True)
@@ -145,6 +159,9 @@ class TrialOutcome:
     host_unreachable: bool = False
     # Another attempt would fail the same way (storage that cannot keep the outcome): the trial fails at once.
     deterministic: bool = False
+    # The DB host runs a trial of another installation, this id's (workers/host_lock.py): the attempt did nothing
+    # there, and the trial waits for the host, as for one that runs another study's trial.
+    host_busy_with: str = ""
     tps: float | None = None
     tps_including_connections: float | None = None
     latency_avg_ms: float | None = None

@@ -33,12 +33,14 @@ from workers.transport_base import (
     CommandResult,
     CommandTimeout,
     ConnectionLost,
+    Held,
     HostKeyChanged,
     HostKeyUnknown,
     HostRefused,
     HostUnreachable,
     Transport,
     TransportError,
+    wrap_command,
 )
 
 __all__ = [
@@ -200,6 +202,8 @@ class SSHTransport(Transport):
         # paramiko leaves Nagle's algorithm on: every short command then waits ~40 ms for delayed ACKs.
         ssh.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # type: ignore[union-attr]
         self._client = client
+        for hook in list(self.on_reconnect):
+            hook()
 
     def _session(self) -> paramiko.Channel:
         ssh = self._client.get_transport() if self._client else None
@@ -228,19 +232,8 @@ class SSHTransport(Transport):
             command = f"cd {shlex.quote(cwd)} && {command}"
         started = time.monotonic()
         channel = self._session()
-        # paramiko waits for the answer to an exec request without a limit: a host that froze, or a channel the
-        # connection dropped meanwhile, would hang the attempt for ever. Closed after the limit, it raises instead.
-        gave_up = threading.Event()
-        unanswered = threading.Timer(self.CHANNEL_TIMEOUT_S, _close_unanswered, (channel, gave_up))
-        unanswered.start()
         try:
-            try:
-                channel.exec_command(command)
-            finally:
-                unanswered.cancel()
-                unanswered.join()
-            if gave_up.is_set():  # answered just as the limit passed: the channel is closed all the same
-                raise paramiko.SSHException(f"no answer to the exec request within {self.CHANNEL_TIMEOUT_S}s")
+            self._exec(channel, command)
             deadline = started + timeout + LOCAL_DEADLINE_SLACK_S
             stdout, stderr = _pump(channel, input or b"", deadline, self._check_answers)
             exit_status = channel.recv_exit_status()
@@ -268,6 +261,30 @@ class SSHTransport(Transport):
         if ssh is None:
             raise paramiko.SSHException("the connection is closed")
         ssh.open_session(timeout=self.CHANNEL_TIMEOUT_S).close()
+
+    def _exec(self, channel: paramiko.Channel, command: str) -> None:
+        """channel.exec_command(command), given up after CHANNEL_TIMEOUT_S: paramiko waits for the answer to an exec
+        request without a limit, and a host that froze, or a channel the connection dropped meanwhile, would hang the
+        attempt for ever. Closed after the limit, it raises instead."""
+        gave_up = threading.Event()
+        unanswered = threading.Timer(self.CHANNEL_TIMEOUT_S, _close_unanswered, (channel, gave_up))
+        unanswered.start()
+        try:
+            channel.exec_command(command)
+        finally:
+            unanswered.cancel()
+            unanswered.join()
+        if gave_up.is_set():  # answered just as the limit passed: the channel is closed all the same
+            raise paramiko.SSHException(f"no answer to the exec request within {self.CHANNEL_TIMEOUT_S}s")
+
+    def hold(self, argv: Sequence[str], *, timeout: float) -> Held:
+        channel = self._session()
+        try:
+            self._exec(channel, shlex.join(wrap_command(argv, timeout=timeout, env=None)))
+        except (OSError, paramiko.SSHException) as exc:
+            channel.close()
+            raise ConnectionLost(f"{shlex.join(argv)} on {self.host.address}: {exc}") from exc
+        return _HeldChannel(channel, self.host.address)
 
     def _sftp_client(self) -> paramiko.SFTPClient:
         if self._sftp is None or self._sftp.get_channel() is None or self._sftp.get_channel().closed:
@@ -358,6 +375,35 @@ def _file_error(what: str, exc: BaseException) -> TransportError:
     where it has no message (a bare socket timeout)."""
     kind = ConnectionLost if isinstance(exc, _CONNECTION_ERRORS) else TransportError
     return kind(f"{what}: {str(exc) or type(exc).__name__}")
+
+
+class _HeldChannel(Held):
+    """A held command over SSH: sshd ends it when its channel closes, the worker's connection going down included."""
+
+    RELEASE_WAIT_S = 10
+
+    def __init__(self, channel: paramiko.Channel, address: str) -> None:
+        self.channel = channel
+        self.address = address
+
+    def first_line(self, timeout: float) -> str:
+        self.channel.settimeout(timeout)
+        output = b""
+        try:
+            while b"\n" not in output and (chunk := self.channel.recv(_READ_CHUNK)):
+                output += chunk
+        except (OSError, paramiko.SSHException) as exc:
+            raise ConnectionLost(f"a held command on {self.address} said nothing: {exc}") from exc
+        return output.decode("utf-8", "replace").partition("\n")[0].strip()
+
+    def release(self) -> None:
+        try:
+            self.channel.shutdown_write()
+            self.channel.status_event.wait(self.RELEASE_WAIT_S)
+        except (OSError, paramiko.SSHException):
+            pass  # the connection is gone, and the command with it
+        finally:
+            self.channel.close()
 
 
 def _close_unanswered(channel: paramiko.Channel, gave_up: threading.Event) -> None:

@@ -144,6 +144,19 @@ def finish_result(result: CommandResult, *, timeout: float, check: bool) -> Comm
     return result
 
 
+class Held(ABC):
+    """A command kept running by its caller (Transport.hold): its stdin stays open until release(), and it ends with
+    the caller's connection, so a worker that dies takes it along."""
+
+    @abstractmethod
+    def first_line(self, timeout: float) -> str:
+        """The command's first line of output; "" when it ended without one."""
+
+    @abstractmethod
+    def release(self) -> None:
+        """Close its stdin and let it end (within seconds)."""
+
+
 class Transport(ABC):
     """What the engine needs from a target. Background work is built on `run`, with the same scripts on both."""
 
@@ -159,6 +172,8 @@ class Transport(ABC):
         self.private_work_dir = ""
         # Set by the attempt while it runs: run_long stops its command when this returns True.
         self.should_stop: Callable[[], bool] | None = None
+        # Called each time the connection is made again after it was lost (what it held went with it).
+        self.on_reconnect: list[Callable[[], object]] = []
 
     @abstractmethod
     def run(
@@ -171,6 +186,10 @@ class Transport(ABC):
         cwd: str | None = None,
         input: bytes | None = None,  # noqa: A002 (the contract's name, as in subprocess)
     ) -> CommandResult: ...
+
+    @abstractmethod
+    def hold(self, argv: Sequence[str], *, timeout: float) -> Held:
+        """Start argv, unfenced, under its `timeout` watchdog, its stdin kept open until the returned Held's release."""
 
     @abstractmethod
     def put_bytes(self, data: bytes, remote_path: str, mode: int = 0o644) -> None: ...

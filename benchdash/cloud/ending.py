@@ -11,8 +11,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from benchdash.cloud import aws
-from benchdash.cloud.models import CloudInstance, CloudStudy, CloudTemplate, Installation
-from benchdash.inventory.models import Host
+from benchdash.cloud.models import CloudInstance, CloudStudy, CloudTemplate
+from benchdash.inventory.models import Host, Installation
 from benchdash.store_clock import StoreNow
 from benchdash.studies.models import Study
 

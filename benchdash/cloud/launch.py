@@ -20,8 +20,8 @@ from django.utils.module_loading import import_string
 from benchdash.cloud import aws
 from benchdash.cloud.ending import launch_failed, terminate_study_instances
 from benchdash.cloud.host_keys import console_host_key
-from benchdash.cloud.models import CloudInstance, CloudStudy, Installation
-from benchdash.inventory.models import Host
+from benchdash.cloud.models import CloudInstance, CloudStudy
+from benchdash.inventory.models import Host, Installation
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.specs import build_spec, host_spec
 from workers.builds import install_build

@@ -1,6 +1,5 @@
 """Cloud host templates, and the instances a study on one was given."""
 
-import uuid
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -160,20 +159,3 @@ class CloudInstance(models.Model):
 
     def __str__(self) -> str:
         return self.instance_id or f"{self.cloud_study} {self.role}"
-
-
-class Installation(models.Model):
-    """This installation (one store and the workers on it): its id tags every instance it launches, so that its
-    reaper ends only its own when several installations share an AWS account. One row, made at first use."""
-
-    token = models.UUIDField(_("installation id"), default=uuid.uuid4, editable=False)
-
-    class Meta:
-        verbose_name = _("installation")
-
-    def __str__(self) -> str:
-        return str(self.token)
-
-    @classmethod
-    def current_token(cls) -> str:
-        return str(cls.objects.get_or_create(pk=1)[0].token)

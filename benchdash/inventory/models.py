@@ -1,6 +1,7 @@
 """What we run on: hosts (servers reached by SSH, or the worker's own machine) and builds."""
 
 import re
+import uuid
 
 from django.conf import settings
 from django.db import models
@@ -73,6 +74,10 @@ class Host(models.Model):
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     # Set by an attempt that found the host unreachable and waits for it; cleared when it answers again.
     unreachable_since = models.DateTimeField(_("unreachable since"), null=True, blank=True, editable=False)
+    # Set when an attempt found the host-wide lock (workers/host_lock.py) held by another installation, this id's, and
+    # the trial waits for it; cleared when an attempt of this installation ran there.
+    busy_with = models.CharField(_("busy with installation"), max_length=64, blank=True, editable=False)
+    busy_since = models.DateTimeField(_("busy since"), null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["name"]
@@ -188,3 +193,22 @@ class Build(models.Model):
     @property
     def major(self) -> str:
         return major_version(self.version)
+
+
+class Installation(models.Model):
+    """This installation (one store and the workers on it). Its id tags every cloud instance it launches, so that its
+    reaper ends only its own when several installations share an AWS account; and on a target that several
+    installations share, it names this one's part of the work dir and the holder of the host-wide lock
+    (workers/host_lock.py). One row, made at first use."""
+
+    token = models.UUIDField(_("installation id"), default=uuid.uuid4, editable=False)
+
+    class Meta:
+        verbose_name = _("installation")
+
+    def __str__(self) -> str:
+        return str(self.token)
+
+    @classmethod
+    def current_token(cls) -> str:
+        return str(cls.objects.get_or_create(pk=1)[0].token)

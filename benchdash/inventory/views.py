@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, render
 
 from benchdash.access import read_access
 from benchdash.inventory.facts_display import fact_rows, latest_facts
-from benchdash.inventory.models import Build, Host
+from benchdash.inventory.models import Build, Host, Installation
 from benchdash.inventory.noise_display import noise_summary
 
 # Checking a host or clearing its work dir runs commands on it, as a study does: the same people may.
@@ -34,6 +34,7 @@ def host_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_check_noise": may_run_commands,
         "can_clear_work_dir": may_run_commands,
         "pristine_keep_days": settings.PRISTINE_KEEP_DAYS,
+        "installation": Installation.current_token(),
     }
     return render(request, "inventory/host_detail.html", ctx)
 

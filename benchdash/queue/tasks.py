@@ -81,8 +81,10 @@ def run_study_trial(self: Any, trial_id: int, due_at: str = "") -> str:
         return "not pending"
     if (no_room := storage_no_room(study_id=trial.study_id)) is not None:  # no benchmark for nothing: stop now
         trial = with_store_retry(partial(trial_fail_for_storage, trial=trial, reason=no_room), "stop the study")
+    elif (stored := run_and_store(trial)) is None:  # its DB host was busy with another installation: it waits
+        raise self.retry(countdown=settings.HOST_BUSY_RETRY_S)
     else:
-        trial = run_and_store(trial)
+        trial = stored
     if trial.status != Trial.Status.RUNNING:  # running: a later attempt has it, and its end goes on
         next_on_host = partial(services.study_continue, study_id=trial.study_id, host_id=trial.host_id)
         with_store_retry(next_on_host, "send the next trial")
@@ -90,8 +92,9 @@ def run_study_trial(self: Any, trial_id: int, due_at: str = "") -> str:
     return str(trial.status)
 
 
-def run_and_store(trial: Trial) -> Trial:
-    """Run the claimed trial's attempt on its hosts under a heartbeat, and store its outcome."""
+def run_and_store(trial: Trial) -> Trial | None:
+    """Run the claimed trial's attempt on its hosts under a heartbeat, and store its outcome; None when its DB host
+    was busy with another installation: the attempt did nothing, and the trial was given back to wait for the host."""
     spec = trial_spec(trial)
     watch = AttemptWatch(trial.pk, trial.attempts)
     with heartbeat(watch):
@@ -102,6 +105,11 @@ def run_and_store(trial: Trial) -> Trial:
         patience = HostPatience(tuple(settings.HOST_WAIT_DELAYS_S), settings.HOST_WAIT_LIMIT_S)
         outcome = run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
         watch.storing = True
+        with_store_retry(partial(note_host_busy, spec.db_host.name, outcome.host_busy_with), "note the host's lock")
+        if outcome.host_busy_with:
+            give_back = partial(services.trial_give_back, trial_id=trial.pk, attempt=trial.attempts)
+            with_store_retry(give_back, "give the trial back")
+            return None
         return store_outcome(trial, outcome)
 
 
@@ -181,6 +189,13 @@ def _note_host_wait(host_name: str, since: datetime | None) -> None:
         hosts.filter(unreachable_since__isnull=False).update(unreachable_since=None)
     else:  # the wait begins now: noted in the store's time, as the trial's times are (a worker's clock may be off)
         hosts.update(unreachable_since=StoreNow())
+
+
+def note_host_busy(host_name: str, busy_with: str) -> None:
+    """Note on the host that its trials wait for another installation, this id's, and since when; clear the note
+    ("") once an attempt ran there. The study page shows it (studies/lifecycle/progress.py)."""
+    hosts = Host.objects.filter(name=host_name).exclude(busy_with=busy_with)
+    hosts.update(busy_with=busy_with, busy_since=StoreNow() if busy_with else None)
 
 
 def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:

@@ -70,13 +70,15 @@
     }
   }
 
-  // "Waiting for host X since ...", one line per host an attempt waits for.
+  // "Waiting for host X since ...", one line per host an attempt waits for; "Host X busy with another benchdash
+  // installation (id) since ..." where the next trial waits for another installation's to end.
   function showWaits(waits) {
     var box = panel.querySelector('[data-live="waiting"]');
     box.replaceChildren.apply(box, waits.map(function (wait) {
       var line = document.createElement("p");
+      var label = wait.busy_with ? box.dataset.labelBusy : box.dataset.label;
       line.className = "notice";
-      line.textContent = box.dataset.label.replace("{host}", wait.host)
+      line.textContent = label.replace("{host}", wait.host).replace("{installation}", wait.busy_with)
         .replace("{since}", new Date(wait.since).toLocaleString());
       return line;
     }));

@@ -6,7 +6,9 @@ import time
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
+from benchdash.inventory.models import Host
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.store import points_refresh
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
@@ -195,3 +197,19 @@ def test_cancel_asks_for_confirmation_first(live_server, browser, client, member
     browser.execute_script(cancel)
     browser.switch_to.alert.accept()
     wait_until(lambda: Study.objects.get(pk=study.pk).status == Study.Status.CANCELLED, what="the cancel")
+
+
+def test_a_study_waiting_for_another_installation_says_so_within_one_poll(live_server, browser):
+    study, first = running_study_of_two_trials("waits for staging")
+    browser.get(live_server.url + reverse("studies:detail", args=[study.pk]))
+    wait_until(lambda: current_trial(browser).startswith("#"), what="the first poll")
+
+    other = "6f1d3a52-0000-4000-8000-00000000000b"
+    Host.objects.filter(pk=study.db_host_id).update(busy_with=other, busy_since=timezone.now())
+    Trial.objects.filter(pk=first.pk).update(status=Trial.Status.PENDING)  # given back: it waits for the host
+
+    notice = "return document.querySelector('[data-live=waiting]').textContent"
+    wait_until(lambda: other in browser.execute_script(notice), timeout=POLL_S + 1.5, what="the note within one poll")
+    shown = browser.execute_script(notice)
+    assert f"Host {study.db_host.name} busy with another benchdash installation ({other}) since" in shown
+    assert "{" not in shown  # every placeholder filled

@@ -15,7 +15,8 @@ from django.urls import reverse
 
 from benchdash.cloud import aws
 from benchdash.cloud.launch import bring_up
-from benchdash.cloud.models import CloudStudy, Installation
+from benchdash.cloud.models import CloudStudy
+from benchdash.inventory.models import Installation
 from benchdash.studies.models import Study
 from tests.cloud import stand_in
 from tests.cloud.conftest import make_template, queue_cloud_study

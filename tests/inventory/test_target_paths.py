@@ -16,12 +16,12 @@ from benchdash.inventory.management.commands import register_local
 from benchdash.inventory.models import Build, Host
 from benchdash.inventory.validators import validate_target_path
 from benchdash.studies.lifecycle.specs import host_spec
-from tests.factories import HostFactory, ScenarioFactory
+from tests.factories import HostFactory, ScenarioFactory, trial_spec_on
 from workers.attempt import run_attempt
 from workers.builds import BuildInstallError, install_build
 from workers.local_transport import LocalTransport
 from workers.paths import PathProblem, path_problem
-from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
+from workers.spec import BuildSpec, HostSpec
 from workers.transport import HostRefused, connect
 
 MARKER = "/tmp/benchdash-issue15-pwned"
@@ -69,19 +69,8 @@ def test_the_worker_refuses_a_host_with_an_unsafe_work_dir_before_running_anythi
 
 def test_a_trial_on_a_host_with_an_unsafe_work_dir_fails_with_the_reason_and_runs_nothing() -> None:
     host = HostSpec(name="local", work_dir=f"/tmp/bd$(touch {MARKER})")
-    spec = TrialSpec(
-        trial_id=1,
-        study_id=1,
-        db_host=host,
-        client_host=host,
-        build=BuildSpec(name="15", kind="installed", bin_dir="/usr/lib/postgresql/15/bin"),
-        scenario=ScenarioSpec(slug="s", builtin="select-only"),
-        clients=1,
-        threads=1,
-        duration_s=1,
-    )
 
-    outcome = run_attempt(spec, should_cancel=lambda: False)
+    outcome = run_attempt(trial_spec_on(host), should_cancel=lambda: False)
 
     assert not outcome.ok
     assert outcome.error == (

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from benchdash.inventory.models import Build
+from benchdash.inventory.models import Build, Installation
 from tests.factories import BuildFactory, HostFactory, StudyFactory, TrialFactory
 
 FACTS = {
@@ -111,3 +111,16 @@ def test_an_anonymous_visitor_is_sent_to_login_for_hosts_and_builds_when_reading
     ):
         response = client.get(url)
         assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("language", "label"), [("en", "This installation's part"), ("ja", "このインストールの領域")])
+def test_a_host_page_names_this_installation_s_part_of_the_work_dir_and_whom_the_host_is_busy_with(
+    client, language, label
+):
+    other = "6f1d3a52-0000-4000-8000-00000000000b"
+    host = HostFactory(name="db1", work_dir="/srv/bench", busy_with=other, busy_since=timezone.now())
+    page = client.get(reverse("inventory:host_detail", args=[host.pk]), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    own_part = f"/srv/bench/{Installation.current_token()}"
+    assert f"<dt>{label}</dt><dd><code>{own_part}</code></dd>" in page.replace("&#x27;", "'")
+    assert f"<code>{other}</code>" in page

@@ -1,5 +1,8 @@
 """Helpers of the queue tests: rows for hosts and builds, the form's data, waiting, a store outage."""
 
+import json
+import os
+import pwd
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -11,9 +14,14 @@ from psycopg import sql
 
 from benchdash.inventory.management.commands.register_local import postgres_version
 from benchdash.inventory.models import Build, Host
+from benchdash.studies.lifecycle.specs import host_spec
 from benchdash.studies.models import Artifact, Attempt, Scenario, Study, Trial
+from tests.sshd import run_user_account
 from tests.store_template import store_url
+from workers.pristine import PRISTINE_DIR
 from workers.spec import BuildSpec, HostSpec
+
+MIB = 1024 * 1024
 
 
 def wait_for(predicate: Callable[[], object], timeout: float, what: str, every: float = 0.3) -> object:
@@ -26,10 +34,28 @@ def wait_for(predicate: Callable[[], object], timeout: float, what: str, every: 
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
+def own_work_dir(host: Host) -> str:
+    """This installation's part of the host's work dir (HostSpec.for_installation), where its trials leave files."""
+    return host_spec(host).work_dir
+
+
 def register_host(spec: HostSpec) -> Host:
     fields = {name: getattr(spec, name) for name in ("address", "port", "username", "key_path", "host_key", "work_dir")}
     host, _ = Host.objects.update_or_create(name=spec.name, defaults=fields)
+    share_pristine_link(spec.work_dir, own_work_dir(host))
     return host
+
+
+def share_pristine_link(work_dir: str, own: str) -> None:
+    """A local target that shares the session's pristine data (tests/sshd.py local_target) shares it in this
+    installation's part of its work dir too, made here as the target's account would make it."""
+    link = Path(work_dir, PRISTINE_DIR)
+    if not link.is_symlink() or os.path.lexists(Path(own, PRISTINE_DIR)):
+        return
+    owner = os.stat(work_dir)
+    Path(own).mkdir(mode=0o700, exist_ok=True)
+    os.chown(own, owner.st_uid, owner.st_gid)
+    os.symlink(os.readlink(link), Path(own, PRISTINE_DIR))
 
 
 def register_build(spec: BuildSpec) -> Build:
@@ -126,7 +152,7 @@ def queue_reference_study_and_wait_for_pgbench(
     started_worker = celery_processes.worker(worker, concurrency)
     client.post(reverse("studies:new"), data)
     study = Study.objects.get(title="queue test")
-    pid = wait_for(lambda: pgbench_pid(host.work_dir), 90, "pgbench to run")
+    pid = wait_for(lambda: pgbench_pid(own_work_dir(host)), 90, "pgbench to run")
     return host, study, started_worker, pid
 
 
@@ -185,3 +211,16 @@ def store_outage(seconds: float) -> None:
             time.sleep(seconds)
         finally:
             maintenance.execute(sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS true").format(database))
+
+
+def leftover_cluster(work_dir: str, name: str, study_id: int, account: str = "") -> Path:
+    """A cluster dir as an ended study's trial leaves it, owned by the target's account (the local target's unless
+    named): 3 MiB of data and a marker naming the study."""
+    cluster = Path(work_dir, "clusters", name)
+    (cluster / "data").mkdir(parents=True)
+    (cluster / "data" / "base").write_bytes(os.urandom(3 * MIB))
+    (cluster / "data.json").write_text(json.dumps({"study_id": study_id}))
+    owner = pwd.getpwnam(account) if account else run_user_account()
+    for path in [cluster, *cluster.rglob("*")]:
+        os.chown(path, owner.pw_uid, owner.pw_gid)
+    return cluster

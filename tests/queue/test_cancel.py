@@ -10,6 +10,7 @@ from benchdash.studies.models import Study, Trial
 from tests.queue.support import (
     background_pid,
     form_data,
+    own_work_dir,
     pgbench_pid,
     process_alive,
     queue_reference_study_and_wait_for_pgbench,
@@ -43,7 +44,7 @@ def test_a_cancel_from_the_page_stops_the_pgbench_on_the_target(
     assert study.status == Study.Status.CANCELLED
     assert list(study.trials.order_by("position").values_list("status", flat=True)) == ["cancelled", "cancelled"]
     time.sleep(3)
-    assert pgbench_pid(host.work_dir) is None
+    assert pgbench_pid(own_work_dir(host)) is None
 
 
 def test_a_cancel_from_the_page_stops_the_data_load_within_seconds(
@@ -53,7 +54,7 @@ def test_a_cancel_from_the_page_stops_the_data_load_within_seconds(
     data = form_data(host=host, builds=[build], baseline=build, scenarios=[presets["pgecons-update"]], clients="1")
     client.post(reverse("studies:new"), {**data, "scale": "20", "collect_sar": "", "collect_wait_events": ""})
     study = Study.objects.get(title="queue test")
-    pid = wait_for(lambda: background_pid(host.work_dir, "pgbench-init"), 90, "the data load to run")
+    pid = wait_for(lambda: background_pid(own_work_dir(host), "pgbench-init"), 90, "the data load to run")
 
     client.post(reverse("studies:cancel", args=[study.pk]))
     cancelled_at = time.monotonic()

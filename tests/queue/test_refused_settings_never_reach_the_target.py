@@ -10,7 +10,7 @@ import pytest
 from benchdash.studies.lifecycle.specs import trial_spec
 from benchdash.studies.models import Study
 from tests.factories import ScenarioFactory, StudyFactory, TrialFactory
-from tests.queue.support import register_build, register_host
+from tests.queue.support import own_work_dir, register_build, register_host
 from workers.attempt import run_attempt
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +51,7 @@ def test_a_refused_setting_stored_directly_fails_the_trial_and_stays_off_the_tar
 
     assert not outcome.ok and reason in outcome.error
     assert outcome.deterministic  # no second attempt: the store fails the trial at once
-    written = set_lines(local_target.work_dir)
+    written = set_lines(own_work_dir(host))
     assert ("include_if_exists", "benchdash.conf") in written, "the cluster was made, up to its settings"
     assert written.isdisjoint(stored.items())
     assert not Path(witness).exists()

@@ -21,6 +21,7 @@ from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.support import (
     background_pid,
     form_data,
+    own_work_dir,
     process_alive,
     register_build,
     register_host,
@@ -70,7 +71,7 @@ def test_the_next_attempt_recovers_a_reset_that_a_killed_worker_left_half_done(
     study = Study.objects.get(title="queue test")
 
     copy_name, destination = COPIES[half_made]
-    copy_group, cluster = freeze_copy_once_it_writes(host.work_dir, copy_name, destination)
+    copy_group, cluster = freeze_copy_once_it_writes(own_work_dir(host), copy_name, destination)
     interrupted = Trial.objects.get(study=study, status=Trial.Status.RUNNING)
     celery_processes.kill(doomed)
     if half_made != "copy-left-behind":

@@ -15,7 +15,14 @@ from django.urls import reverse
 from benchdash.celery import host_queue
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.scale_out import SERVES, serving_workers, three_targets
-from tests.queue.support import form_data, paced_reference_scenario, register_build, register_host, wait_for
+from tests.queue.support import (
+    form_data,
+    own_work_dir,
+    paced_reference_scenario,
+    register_build,
+    register_host,
+    wait_for,
+)
 from tests.sshd import SshServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -68,8 +75,8 @@ def test_each_host_s_trials_run_only_on_its_workers_one_at_a_time_and_hosts_run_
     # Different hosts ran at the same time: some attempt on target-1 overlaps one on target-3.
     assert any(a.started_at < b.finished_at and b.started_at < a.finished_at
                for a in by_host["target-1"] for b in by_host["target-3"])  # fmt: skip
-    for server in targets:  # each target's clusters belong to its own user
-        owner = os.stat(os.path.join(server.spec.work_dir, "clusters")).st_uid
+    for server, host in zip(targets, hosts, strict=True):  # each target's clusters belong to its own user
+        owner = os.stat(os.path.join(own_work_dir(host), "clusters")).st_uid
         assert owner == os.stat(server.spec.work_dir).st_uid != 0 or os.geteuid() != 0
 
 

@@ -3,7 +3,6 @@ unless it keeps them; beat's sweep removes what a lost clean-up left; the host p
 clears it, never touching the cluster of the trial that runs."""
 
 import contextlib
-import json
 import os
 import stat
 import time
@@ -17,7 +16,10 @@ from benchdash.inventory.models import Host
 from benchdash.queue.tasks import sweep_work_dirs
 from benchdash.studies.models import Study, Trial
 from tests.queue.support import (
+    MIB,
     form_data,
+    leftover_cluster,
+    own_work_dir,
     paced_reference_scenario,
     process_alive,
     queue_reference_study_and_wait_for_pgbench,
@@ -25,11 +27,9 @@ from tests.queue.support import (
     register_host,
     wait_for,
 )
-from tests.sshd import run_user_account
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-MIB = 1024 * 1024
 CLEARED_WITHIN_S = 10
 
 
@@ -53,19 +53,6 @@ def _file_bytes(folder: Path) -> int:
     return total
 
 
-def _leftover_cluster(work_dir: str, name: str, study_id: int) -> Path:
-    """A cluster dir as an ended study's trial leaves it, owned by the target's account: 3 MiB of data and a marker
-    naming the study."""
-    cluster = Path(work_dir, "clusters", name)
-    (cluster / "data").mkdir(parents=True)
-    (cluster / "data" / "base").write_bytes(os.urandom(3 * MIB))
-    (cluster / "data.json").write_text(json.dumps({"study_id": study_id}))
-    owner = run_user_account()
-    for path in [cluster, *cluster.rglob("*")]:
-        os.chown(path, owner.pw_uid, owner.pw_gid)
-    return cluster
-
-
 def _run_study(client, host, build, scenario, **extra) -> Study:
     data = form_data(host=host, builds=[build], baseline=build, scenarios=[scenario], clients="1", **extra)
     client.post(reverse("studies:new"), data)
@@ -82,7 +69,7 @@ def test_a_study_that_ends_leaves_no_cluster_and_the_host_notes_its_work_dir(
     study = _run_study(client, host, build, paced_reference_scenario())
     ended = time.monotonic()
 
-    wait_for(lambda: _clusters(host.work_dir) == {}, CLEARED_WITHIN_S, "the study's cluster to go")
+    wait_for(lambda: _clusters(own_work_dir(host)) == {}, CLEARED_WITHIN_S, "the study's cluster to go")
     print(f"cluster gone {time.monotonic() - ended:.1f} s after the study ended")
     host = wait_for(lambda: Host.objects.filter(pk=host.pk, work_dir_measured_at__isnull=False).first(), 10, "usage")
     assert study.status == Study.Status.DONE and not study.keep_data
@@ -98,13 +85,13 @@ def test_a_cancelled_study_leaves_no_cluster_and_no_server_within_seconds(
     host, study, _, pgbench = queue_reference_study_and_wait_for_pgbench(
         client, celery_processes, local_target, installed_build, duration="60", worker="canceller", clients="1"
     )
-    (name,) = _clusters(host.work_dir)
-    postmaster = int(Path(host.work_dir, "clusters", name, "data", "postmaster.pid").read_text().split()[0])
-    assert _clusters(host.work_dir)[name] > 10 * MIB
+    (name,) = _clusters(own_work_dir(host))
+    postmaster = int(Path(own_work_dir(host), "clusters", name, "data", "postmaster.pid").read_text().split()[0])
+    assert _clusters(own_work_dir(host))[name] > 10 * MIB
 
     client.post(reverse("studies:cancel", args=[study.pk]))
     cancelled = time.monotonic()
-    wait_for(lambda: _clusters(host.work_dir) == {}, 30, "the cancelled study's cluster to go")
+    wait_for(lambda: _clusters(own_work_dir(host)) == {}, 30, "the cancelled study's cluster to go")
     gone_after = time.monotonic() - cancelled
     print(f"cluster of the cancelled study gone {gone_after:.1f} s after the cancel")
 
@@ -118,11 +105,11 @@ def test_kept_data_stays_through_the_sweep_until_a_member_clears_the_host(
 ):
     host, build = register_host(local_target), register_build(installed_build)
     study = _run_study(client, host, build, paced_reference_scenario(), keep_data="on")
-    gone_study = _leftover_cluster(host.work_dir, "gone-study-s1-f100", study_id=study.pk + 1000)
+    gone_study = leftover_cluster(own_work_dir(host), "gone-study-s1-f100", study_id=study.pk + 1000)
     assert study.status == Study.Status.DONE and study.keep_data
     wait_for(lambda: Host.objects.get(pk=host.pk).work_dir_measured_at, 10, "the clean-up after the study")
-    (kept,) = set(_clusters(host.work_dir)) - {gone_study.name}
-    kept_bytes = _clusters(host.work_dir)[kept]
+    (kept,) = set(_clusters(own_work_dir(host))) - {gone_study.name}
+    kept_bytes = _clusters(own_work_dir(host))[kept]
 
     measured_before = Host.objects.get(pk=host.pk).work_dir_measured_at
     # A wait noted by an attempt that was lost before the host answered again: the sweep's connection says it does.
@@ -131,7 +118,7 @@ def test_kept_data_stays_through_the_sweep_until_a_member_clears_the_host(
     wait_for(lambda: not gone_study.exists(), 30, "the sweep to remove the cluster of a study no longer stored")
     # The sweep notes the usage after it removed (and listed the pristine data): the page is read after that.
     wait_for(lambda: Host.objects.get(pk=host.pk).work_dir_measured_at > measured_before, 10, "the sweep's usage")
-    assert _clusters(host.work_dir) == {kept: kept_bytes} and kept_bytes > 10 * MIB
+    assert _clusters(own_work_dir(host)) == {kept: kept_bytes} and kept_bytes > 10 * MIB
     assert Host.objects.get(pk=host.pk).unreachable_since is None
 
     page = client.get(reverse("inventory:host_detail", args=[host.pk])).content.decode()
@@ -140,7 +127,7 @@ def test_kept_data_stays_through_the_sweep_until_a_member_clears_the_host(
     assert f'data-bytes="{usage["clusters"]}"' in page and reverse("queue:host_clear_work_dir", args=[host.pk]) in page
 
     client.post(reverse("queue:host_clear_work_dir", args=[host.pk]))
-    wait_for(lambda: _clusters(host.work_dir) == {}, 30, "the member's clear to remove the kept cluster")
+    wait_for(lambda: _clusters(own_work_dir(host)) == {}, 30, "the member's clear to remove the kept cluster")
     wait_for(lambda: Host.objects.get(pk=host.pk).work_dir_usage["clusters"] <= 4096, 10, "the usage noted")
 
 
@@ -151,18 +138,18 @@ def test_clearing_the_work_dir_never_removes_the_cluster_a_running_trial_uses(
     host, study, _, pgbench = queue_reference_study_and_wait_for_pgbench(
         client, celery_processes, local_target, installed_build, **options
     )
-    (running,) = _clusters(host.work_dir)
+    (running,) = _clusters(own_work_dir(host))
     ended = Study.objects.create(title="ended", year=2025, db_host=host, status=Study.Status.DONE)
-    leftover = _leftover_cluster(host.work_dir, "ended-s1-f100", study_id=ended.pk)
+    leftover = leftover_cluster(own_work_dir(host), "ended-s1-f100", study_id=ended.pk)
 
     client.post(reverse("queue:host_clear_work_dir", args=[host.pk]))
     wait_for(lambda: not leftover.exists(), 30, "the clear to remove the ended study's cluster")
 
-    assert list(_clusters(host.work_dir)) == [running] and _clusters(host.work_dir)[running] > 10 * MIB
+    assert list(_clusters(own_work_dir(host))) == [running] and _clusters(own_work_dir(host))[running] > 10 * MIB
     assert process_alive(pgbench)
     assert Trial.objects.get(study=study).status == Trial.Status.RUNNING
     client.post(reverse("studies:cancel", args=[study.pk]))
-    wait_for(lambda: _clusters(host.work_dir) == {}, 30, "the cancelled study's cluster to go")
+    wait_for(lambda: _clusters(own_work_dir(host)) == {}, 30, "the cancelled study's cluster to go")
 
 
 def test_the_clear_button_needs_a_login_the_permission_to_queue_studies_and_a_post(client, member, local_target):

@@ -8,7 +8,13 @@ import pytest
 
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.conftest import FAST_CLOCKS
-from tests.queue.support import pgbench_pid, process_alive, queue_reference_study_and_wait_for_pgbench, wait_for
+from tests.queue.support import (
+    own_work_dir,
+    pgbench_pid,
+    process_alive,
+    queue_reference_study_and_wait_for_pgbench,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -40,7 +46,7 @@ def test_a_trial_whose_worker_is_lost_on_every_attempt_fails_at_the_cap_and_the_
     celery_processes.beat()
     for attempt in range(2, CAP + 1):
         worker = celery_processes.worker(f"doomed-{attempt}")
-        pid = wait_for(rerun_pgbench(doomed, attempt, host.work_dir, pid), 90, f"attempt {attempt}'s pgbench")
+        pid = wait_for(rerun_pgbench(doomed, attempt, own_work_dir(host), pid), 90, f"attempt {attempt}'s pgbench")
         celery_processes.kill(worker)  # the last attempt's worker is lost too
     celery_processes.worker("survivor")
     wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 180, "the study to end")

@@ -6,14 +6,14 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.queue.support import register_build, register_host
+from tests.queue.support import own_work_dir, register_build, register_host
 from workers.settings_catalog import load_catalog
 
 pytestmark = pytest.mark.django_db
 
 
 def test_it_writes_what_the_repository_holds_for_that_major(local_target, installed_build, tmp_path):
-    register_host(local_target)
+    host = register_host(local_target)
     build = register_build(installed_build)
     call_command("settings_catalog", build.major, "--output-dir", str(tmp_path))
     written = json.loads((tmp_path / f"{build.major}.json").read_text(encoding="utf-8"))
@@ -23,7 +23,7 @@ def test_it_writes_what_the_repository_holds_for_that_major(local_target, instal
     assert set(rows) == {info.name for info in committed.settings.values()}
     assert (rows["shared_buffers"]["unit"], rows["shared_buffers"]["min"]) == ("8kB", "16")
     assert "remote_apply" in rows["synchronous_commit"]["enumvals"]
-    assert list(Path(local_target.work_dir).glob("settings-catalog-*")) == [], "the throwaway cluster is gone"
+    assert list(Path(own_work_dir(host)).glob("settings-catalog-*")) == [], "the throwaway cluster is gone"
 
 
 def test_it_refuses_a_build_it_does_not_know(local_target):

@@ -115,3 +115,18 @@ def test_a_host_s_waiting_note_shows_only_while_one_of_the_study_s_own_trials_ru
     running_study.trials.filter(status="running").update(status="pending")  # a healthy study that waits its turn
 
     assert study_progress(running_study).waiting == ()
+
+
+def test_a_host_busy_with_another_installation_shows_while_the_study_waits_its_turn(running_study, client, member):
+    host = running_study.db_host
+    other = "6f1d3a52-0000-4000-8000-00000000000b"
+    host.busy_with, host.busy_since = other, timezone.now() - timedelta(seconds=30)
+    host.save()
+    assert study_progress(running_study).waiting == ()  # its own trial runs: the host is this installation's now
+
+    running_study.trials.filter(status="running").update(status="pending")  # given back: it waits for the host
+
+    (wait,) = study_progress(running_study).to_dict()["waiting"]
+    assert (wait["host"], wait["busy_with"]) == (host.name, other)
+    page = client.get(reverse("studies:detail", args=[running_study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert f"Host {host.name} busy with another benchdash installation ({other}) since" in page

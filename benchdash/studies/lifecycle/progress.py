@@ -30,10 +30,13 @@ class CurrentTrial:
 
 @dataclass(frozen=True)
 class HostWait:
-    """An attempt of the study waits for this host, unreachable since then (workers/host_wait.py)."""
+    """An attempt of the study waits for this host, unreachable since then (workers/host_wait.py); or, with
+    busy_with, the study's next trial waits for the host, which runs a trial of that other installation since then
+    (workers/host_lock.py)."""
 
     host: str
     since: datetime
+    busy_with: str = ""
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ class StudyProgress:
         data["results_key"] = self.results_key
         if self.current and self.current.started_at:
             data["current"]["started_at"] = self.current.started_at.isoformat()
-        data["waiting"] = [{"host": wait.host, "since": wait.since.isoformat()} for wait in self.waiting]
+        data["waiting"] = [asdict(wait) | {"since": wait.since.isoformat()} for wait in self.waiting]
         return data
 
 
@@ -112,11 +115,19 @@ def _host_waits(study: Study) -> tuple[HostWait, ...]:
     another study's attempt left is not this study's business."""
     if study.status not in (Study.Status.QUEUED, Study.Status.RUNNING):
         return ()
-    if not study.trials.filter(status=Trial.Status.RUNNING).exists():
-        return ()
     hosts = {host for host in (study.db_host, study.client_host) if host is not None}
+    if not study.trials.filter(status=Trial.Status.RUNNING).exists():
+        return _installation_waits(study)
     waits = (HostWait(host.name, host.unreachable_since) for host in hosts if host.unreachable_since)
     return tuple(sorted(waits, key=lambda wait: wait.host))
+
+
+def _installation_waits(study: Study) -> tuple[HostWait, ...]:
+    """While none of its trials runs: the study's DB host, if another installation's trial holds it (its lock)."""
+    db_host = study.db_host
+    if db_host is None or not db_host.busy_with or db_host.busy_since is None:
+        return ()
+    return (HostWait(db_host.name, db_host.busy_since, db_host.busy_with),)
 
 
 def _failure_reason(study: Study) -> str:

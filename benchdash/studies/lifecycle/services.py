@@ -207,6 +207,18 @@ def trial_heartbeat(*, trial_id: int, attempt: int) -> bool:
     return bool(current.update(heartbeat_at=StoreNow()))
 
 
+def trial_give_back(*, trial_id: int, attempt: int) -> bool:
+    """RUNNING -> PENDING for an attempt that did nothing on its hosts, because its DB host was busy with another
+    installation (workers/host_lock.py). The attempt is taken back with the trial (its row goes, the count goes down):
+    waiting for a host costs a trial none of its attempts. False when the attempt is no longer the trial's current."""
+    with transaction.atomic():
+        current = Trial.objects.filter(pk=trial_id, status=Trial.Status.RUNNING, attempts=attempt)
+        given_back = current.update(status=Trial.Status.PENDING, attempts=F("attempts") - 1, heartbeat_at=StoreNow())
+        if given_back:
+            Attempt.objects.latest_of(trial_id, attempt).delete()
+    return bool(given_back)
+
+
 def study_continue(*, study_id: int, host_id: int | None = None) -> Trial | None:
     """After a trial on host_id: send the next pending trial's task on that host (each DB host of a study runs its
     own trials one after another, the hosts at the same time), or, when no trial is left anywhere, the first of a
