@@ -185,6 +185,8 @@ class TrialOutcome:
 Spec = TypeVar("Spec", HostSpec, BuildSpec, ScenarioSpec)
 
 
-def spec_from_row(spec_class: type[Spec], row: Any) -> Spec:
-    """A spec filled from the row's attributes of the same names: the field lists are the mapping."""
-    return spec_class(**{field.name: getattr(row, field.name) for field in fields(spec_class)})
+def spec_from_row(spec_class: type[Spec], row: Any, **given: Any) -> Spec:
+    """A spec filled from the row's attributes of the same names, but for the fields given: the field lists are the
+    mapping."""
+    from_row = {field.name: getattr(row, field.name) for field in fields(spec_class) if field.name not in given}
+    return spec_class(**from_row, **given)
