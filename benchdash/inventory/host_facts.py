@@ -26,7 +26,7 @@ def host_facts_read(*, host_id: int) -> Host:
     """Read the host's facts and keep them; a host that cannot be read keeps the facts it had, and the reason."""
     host = Host.objects.get(pk=host_id)
     try:
-        with connect(spec_from_row(HostSpec, host)) as transport:
+        with connect(spec_from_row(HostSpec, host, installation="")) as transport:
             facts = collect_host_facts(transport, host.work_dir)
     except TransportError as error:
         Host.objects.filter(pk=host_id).update(facts_state=FactsState.FAILED, facts_error=str(error))
@@ -56,7 +56,7 @@ def host_facts_outdated(facts: dict[str, object], booted_at: int | None) -> bool
 def host_facts_refresh(*, host_id: int) -> bool:
     """Before a study: read the host's facts again when it booted since they were read; True when they were."""
     host = Host.objects.get(pk=host_id)
-    with connect(spec_from_row(HostSpec, host)) as transport:
+    with connect(spec_from_row(HostSpec, host, installation="")) as transport:
         booted_at = read_boot_time(transport)
     if not host_facts_outdated(host.facts or {}, booted_at):
         return False
