@@ -25,3 +25,11 @@ def store_now() -> datetime:
         cursor.execute("SELECT clock_timestamp()")
         (now,) = cursor.fetchone()
     return now
+
+
+def store_started_at() -> datetime:
+    """When the store's PostgreSQL last started, in its own time: no heartbeat could be written before."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_postmaster_start_time()")
+        (started,) = cursor.fetchone()
+    return started

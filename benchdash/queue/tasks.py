@@ -22,15 +22,15 @@ from django.db import close_old_connections, connection
 
 from benchdash.celery import app, host_queue
 from benchdash.inventory.models import Host
-from benchdash.queue.broker_mark import broker_emptied
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
+from benchdash.queue.sweep import sweep_orphans
 from benchdash.queue.work_dir import clear_host_clusters, hosts_to_sweep
 from benchdash.queue.worker_queues import serve_hosts
 from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError
 from benchdash.studies.lifecycle.noise import noise_check_keep, study_needs_noise_check
-from benchdash.studies.lifecycle.outcome import trial_fail_for_storage, trial_finish, trials_outputs_repair
+from benchdash.studies.lifecycle.outcome import trial_fail_for_storage, trial_finish
 from benchdash.studies.lifecycle.specs import cancelled_trial_spec, host_spec, trial_spec
 from benchdash.studies.lifecycle.storage_room import storage_no_room
 from benchdash.studies.models import Trial
@@ -65,7 +65,7 @@ def run_study_trial(self: Any, trial_id: int) -> str:
     except services.HostBusy:
         services.trial_touch(trial_id=trial_id)
         # The trial that holds the host may have lost its worker: put it back now rather than when beat runs.
-        services.trials_orphaned()
+        sweep_orphans()
         raise self.retry(countdown=settings.HOST_BUSY_RETRY_S) from None
     if trial is None:
         if (kept := cancelled_trial_spec(trial_id)) is not None:
@@ -108,15 +108,9 @@ def consume_host_queues(sender: Any, **kwargs: Any) -> None:
 
 @shared_task
 def requeue_orphaned_studies() -> list[int]:
-    """Beat: put back trials whose worker vanished and resend studies with no task in flight (at once when the
-    broker lost its data); finish the outputs of trials whose worker died right after storing them."""
+    """Beat: the sweep for what lost its worker (benchdash/queue/sweep.py)."""
     close_old_connections()
-    resent = services.trials_orphaned(broker_emptied=broker_emptied())
-    if resent:
-        logger.warning("resent orphaned trials: %s", resent)
-    if repaired := trials_outputs_repair():
-        logger.warning("repaired the outputs a crash left behind of trials: %s", repaired)
-    return resent
+    return sweep_orphans()
 
 
 app.add_periodic_task(settings.REQUEUE_EVERY_S, requeue_orphaned_studies.s(), name="requeue-orphaned-studies")

@@ -262,18 +262,21 @@ def _send_next_trial(study_id: int, report: Callable[[bool], object] | None = No
         send_trial_after_commit(next_trial.pk, report=report)
 
 
-def trials_orphaned(*, broker_emptied: bool = False) -> list[int]:
+def trials_orphaned(*, broker_emptied: bool = False, store_up_since: datetime | None = None) -> list[int]:
     """Put back what lost its worker; return the trials whose task beat must send again.
 
     1. A running trial whose heartbeat is older than TRIAL_STALE_AFTER_S lost its worker: its attempt
        is marked lost, and the trial goes back to pending, or to failed when that was its last attempt
-       (cancelled when its study was cancelled meanwhile).
+       (cancelled when its study was cancelled meanwhile). Silence is never counted across the store's own
+       outage: none is put back before the store has answered for that long since store_up_since (its start or
+       its return from an outage: benchdash/queue/outage_mark.py).
     2. Each DB host of an active study that runs none of its trials, whose next pending trial there has had no
        task on its way for that long, gets that trial's task again, or at once when the broker lost its data
        (broker_emptied: the task it held is gone). A duplicate is harmless: only one claim succeeds.
     """
     cutoff = store_now() - timedelta(seconds=settings.TRIAL_STALE_AFTER_S)
-    _put_back_lost(cutoff)
+    if store_up_since is None or store_up_since < cutoff:
+        _put_back_lost(cutoff)
     resend: list[int] = []
     for study_id in Study.objects.filter(status__in=ACTIVE).values_list("pk", flat=True):
         with transaction.atomic():
