@@ -23,6 +23,7 @@ from django.db import close_old_connections, connection
 from benchdash.celery import app, host_queue
 from benchdash.inventory.models import Host
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
+from benchdash.queue.lost_child import TrialRequest
 from benchdash.queue.sweep import sweep_orphans
 from benchdash.queue.work_dir import clear_host_clusters, hosts_to_sweep
 from benchdash.queue.worker_queues import serve_hosts
@@ -56,6 +57,7 @@ if settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] < settings.TRI
     time_limit=settings.TRIAL_TIME_LIMIT,
     soft_time_limit=max(settings.TRIAL_TIME_LIMIT - 60, settings.TRIAL_TIME_LIMIT // 2),
     max_retries=None,
+    Request=TrialRequest,
 )
 def run_study_trial(self: Any, trial_id: int) -> str:
     """Claim trial_id, run it on its hosts, store what came out, send the next trial's task."""

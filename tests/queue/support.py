@@ -111,9 +111,10 @@ def queue_reference_study_and_wait_for_pgbench(
     worker: str,
     concurrency: int = 1,
     clients: str = "1,2",
+    **form_fields: str,
 ):
-    """Queue a paced reference study (a trial per client level) through the form on a fresh worker; return (host,
-    study, worker, pgbench pid)."""
+    """Queue a paced reference study (a trial per client level; form_fields: more of the form) through the form on a
+    fresh worker; return (host, study, worker, pgbench pid)."""
     host, build = register_host(local_target), register_build(installed_build)
     data = form_data(
         host=host,
@@ -122,6 +123,7 @@ def queue_reference_study_and_wait_for_pgbench(
         scenarios=[paced_reference_scenario()],
         clients=clients,
         duration=duration,
+        **form_fields,
     )
     started_worker = celery_processes.worker(worker, concurrency)
     client.post(reverse("studies:new"), data)

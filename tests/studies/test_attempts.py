@@ -204,3 +204,19 @@ def test_running_the_failed_trials_again_opens_new_attempts_and_keeps_the_old_on
     assert int(trial_spec(again).fence.split(".")[1]) == new.pk
     trial_finish(trial=again, outcome=good())
     assert Attempt.objects.get(pk=old.pk).result == "failed" and Attempt.objects.get(pk=new.pk).result == "succeeded"
+
+
+def test_a_lost_attempt_is_put_back_once_with_its_reason_and_never_a_later_one(study):
+    trial = services.trial_claim(trial_id=first(study).pk, worker="bereaved")
+    assert services.trial_put_back_lost(trial_id=trial.pk, attempt=1, why="its pool process died") is True
+    assert services.trial_put_back_lost(trial_id=trial.pk, attempt=1, why="its pool process died") is False
+    services.trial_claim(trial_id=trial.pk, worker="next")
+    assert services.trial_put_back_lost(trial_id=trial.pk, attempt=1, why="late") is False
+
+    trial.refresh_from_db()
+    assert (trial.status, trial.attempts) == (Trial.Status.RUNNING, 2)
+    assert trial.error == "attempt 1: its pool process died; put back"
+    assert list(Attempt.objects.filter(trial=trial).values_list("number", "result", "error")) == [
+        (1, "lost", "its pool process died"),
+        (2, "running", ""),
+    ]

@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef, TextField, Value
+from django.db.models import Exists, F, OuterRef, QuerySet, TextField, Value
 from django.db.models.functions import Concat
 
 from benchdash.store_clock import StoreNow, store_now
@@ -291,18 +291,31 @@ def trials_orphaned(*, broker_emptied: bool = False, store_up_since: datetime | 
 
 
 def _put_back_lost(cutoff: datetime) -> None:
-    """Step 1 of trials_orphaned, in one transaction: no claim sees the trial back before its attempt is marked."""
+    """Step 1 of trials_orphaned."""
     stale = Trial.objects.filter(status=Trial.Status.RUNNING, published=False, heartbeat_at__lt=cutoff)
-    silent = f"worker lost (no heartbeat for {settings.TRIAL_STALE_AFTER_S} s)"
+    _put_back(stale, f"worker lost (no heartbeat for {settings.TRIAL_STALE_AFTER_S} s)")
+
+
+def trial_put_back_lost(*, trial_id: int, attempt: int, why: str) -> bool:
+    """Put back the trial whose attempt `attempt` was lost for the reason `why`, as beat does a silent one; False
+    when that attempt is no longer the trial's running one (it ended, or was put back already)."""
+    lost = Trial.objects.filter(pk=trial_id, status=Trial.Status.RUNNING, attempts=attempt, published=False)
+    return bool(_put_back(lost, why))
+
+
+def _put_back(lost: QuerySet[Trial], why: str) -> int:
+    """In one transaction, so that no claim sees a trial back before its attempt is marked: the lost attempts end
+    `lost`, and their trials go back to pending, or fail at the cap (cancelled in a cancelled study)."""
     with transaction.atomic():
-        stale.update(outputs_due_at=StoreNow())  # the lost attempt may have left files that no row names
+        count = lost.update(outputs_due_at=StoreNow())  # the lost attempt may have left files that no row names
         Attempt.objects.filter(
-            Exists(stale.filter(pk=OuterRef("trial_id"), attempts=OuterRef("number"))), result=Attempt.Result.RUNNING
-        ).update(result=Attempt.Result.LOST, error=silent)
-        stale.filter(_study_is(Study.Status.CANCELLED)).update(status=Trial.Status.CANCELLED)
-        error = Concat(Value("attempt "), F("attempts"), Value(f": {silent}"), output_field=TextField())
-        active = stale.filter(_study_is(*ACTIVE))
+            Exists(lost.filter(pk=OuterRef("trial_id"), attempts=OuterRef("number"))), result=Attempt.Result.RUNNING
+        ).update(result=Attempt.Result.LOST, error=why)
+        lost.filter(_study_is(Study.Status.CANCELLED)).update(status=Trial.Status.CANCELLED)
+        error = Concat(Value("attempt "), F("attempts"), Value(f": {why}"), output_field=TextField())
+        active = lost.filter(_study_is(*ACTIVE))
         active.filter(attempts__gte=settings.TRIAL_MAX_ATTEMPTS).update(
             status=Trial.Status.FAILED, error=error, heartbeat_at=None, finished_at=StoreNow()
         )
         active.update(status=Trial.Status.PENDING, error=Concat(error, Value("; put back")), heartbeat_at=None)
+    return count
