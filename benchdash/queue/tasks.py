@@ -24,7 +24,7 @@ from benchdash.celery import app, host_queue
 from benchdash.inventory.models import Host
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
 from benchdash.queue.lost_child import TrialRequest
-from benchdash.queue.sweep import sweep_orphans
+from benchdash.queue.sweep import put_back_orphans, sweep_from_worker, sweep_orphans
 from benchdash.queue.work_dir import clear_host_clusters, hosts_to_sweep
 from benchdash.queue.worker_queues import serve_hosts
 from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
@@ -67,7 +67,7 @@ def run_study_trial(self: Any, trial_id: int) -> str:
     except services.HostBusy:
         services.trial_touch(trial_id=trial_id)
         # The trial that holds the host may have lost its worker: put it back now rather than when beat runs.
-        sweep_orphans()
+        put_back_orphans()
         raise self.retry(countdown=settings.HOST_BUSY_RETRY_S) from None
     if trial is None:
         if (kept := cancelled_trial_spec(trial_id)) is not None:
@@ -101,11 +101,10 @@ def run_and_store(trial: Trial) -> Trial:
 @worker_ready.connect
 def consume_host_queues(sender: Any, **kwargs: Any) -> None:
     """As the worker gets ready: take the trials of the hosts it serves (benchdash/queue/worker_queues.py), and look
-    for trials lost with a worker that died before this one started, once their heartbeat is old enough to tell:
-    recovery does not wait for beat, which stays the backstop."""
+    for lost trials from then on (benchdash/queue/sweep.py): recovery does not wait for beat, which stays the
+    backstop."""
     serve_hosts(sender)
-    lost_once_stale = settings.TRIAL_STALE_AFTER_S + settings.TRIAL_HEARTBEAT_S
-    requeue_orphaned_studies.apply_async(countdown=lost_once_stale, ignore_result=True)
+    sweep_from_worker()
 
 
 @shared_task
