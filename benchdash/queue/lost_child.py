@@ -8,6 +8,7 @@ what the attempt left running on the target (server, pgbench, the wait-events lo
 """
 
 import logging
+from functools import partial
 from typing import Any
 
 from billiard.einfo import ExceptionWithTraceback
@@ -17,6 +18,7 @@ from celery.worker.request import Request
 from django.db import close_old_connections
 
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
+from benchdash.store_retry import with_store_retry
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.specs import trial_spec
 from benchdash.studies.models import Trial
@@ -52,10 +54,12 @@ def send_recovery(trial_id: int, worker: str, queue: str | None) -> None:
 @shared_task
 def recover_lost_attempt(trial_id: int, worker: str) -> str:
     """Stop what the attempt that `worker` runs on trial_id left on its hosts, then put the trial back (failed at the
-    cap) and send what comes next. The recovery beats for the lost attempt meanwhile, so no sweep puts it back
-    while its leftovers are being stopped; nothing is done when the trial no longer runs under that worker."""
+    cap) and send what comes next, waiting for a store that is away. The recovery beats for the lost attempt
+    meanwhile, so no sweep puts it back while its leftovers are being stopped; nothing is done when the trial no
+    longer runs under that worker."""
     close_old_connections()
-    trial = Trial.objects.filter(pk=trial_id, status=Trial.Status.RUNNING, worker=worker[:200]).first()
+    running = Trial.objects.filter(pk=trial_id, status=Trial.Status.RUNNING, worker=worker[:200])
+    trial = with_store_retry(running.first, "find the lost attempt")
     if trial is None:
         return "nothing lost"
     with heartbeat(AttemptWatch(trial.pk, trial.attempts)):
@@ -64,7 +68,9 @@ def recover_lost_attempt(trial_id: int, worker: str) -> str:
         except Exception:  # the next attempt stops what is left, as after any lost worker
             logger.warning("trial %s: could not stop what its lost attempt left", trial.pk, exc_info=True)
             stopped = []
-    if services.trial_put_back_lost(trial_id=trial.pk, attempt=trial.attempts, why=LOST_WHY):
-        services.study_continue(study_id=trial.study_id, host_id=trial.host_id)
+    put_back = partial(services.trial_put_back_lost, trial_id=trial.pk, attempt=trial.attempts, why=LOST_WHY)
+    if with_store_retry(put_back, "put the trial back"):
+        next_on_host = partial(services.study_continue, study_id=trial.study_id, host_id=trial.host_id)
+        with_store_retry(next_on_host, "send the next trial")
     logger.warning("trial %s: attempt %s lost with its pool process; stopped %s", trial.pk, trial.attempts, stopped)
     return "put back"

@@ -5,6 +5,7 @@ worker's main process notices at once (billiard's WorkerLostError), stops what t
 running on the target. See docs/RELIABILITY.md."""
 
 import os
+import re
 import signal
 from pathlib import Path
 
@@ -69,5 +70,8 @@ def test_a_lost_pool_process_is_noticed_at_once_and_what_it_left_is_stopped(
         (2, "succeeded", ""),
     ]
     assert [trial.attempts for trial in study.trials.exclude(pk=interrupted.pk)] == [1]
-    assert "its pool process died" in log
+    (recovered,) = re.findall(r"attempt 1 lost with its pool process; stopped (.*)", log)
+    # The recovery stopped them, not the next attempt (which notes what it stops as it begins).
+    assert "'pgbench'" in recovered and "'wait_events'" in recovered and "/clusters/" in recovered
+    assert "stopped leftovers" not in interrupted.notes
     assert worker.poll() is None
