@@ -1,5 +1,7 @@
 """Attempts: one per claim, kept with its times; only the current one writes the trial; one cap on every path."""
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
@@ -220,3 +222,22 @@ def test_a_lost_attempt_is_put_back_once_with_its_reason_and_never_a_later_one(s
         (1, "lost", "its pool process died"),
         (2, "running", ""),
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_putting_back_one_lost_attempt_at_once_put_it_back_once(study):
+    trial = services.trial_claim(trial_id=first(study).pk, worker="bereaved")
+    both = threading.Barrier(2)
+
+    def put_back(_: int) -> bool:
+        both.wait()
+        try:
+            return services.trial_put_back_lost(trial_id=trial.pk, attempt=1, why="its pool process died")
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(2) as pool:
+        results = sorted(pool.map(put_back, range(2)))
+
+    assert results == [False, True]
+    assert list(Attempt.objects.filter(trial=trial).values_list("number", "result")) == [(1, "lost")]
