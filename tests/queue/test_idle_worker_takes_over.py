@@ -8,7 +8,7 @@ import pytest
 
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.conftest import FAST_CLOCKS
-from tests.queue.support import attempt_history, queue_reference_study_and_wait_for_pgbench, wait_for
+from tests.queue.support import attempt_history, process_alive, queue_reference_study_and_wait_for_pgbench, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -19,12 +19,13 @@ IDLE_FOR_S = int(FAST_CLOCKS["BENCHDASH_TRIAL_STALE_AFTER_S"]) + int(FAST_CLOCKS
 def test_an_idle_worker_takes_over_a_stale_trial_with_beat_down(
     client, member, presets, celery_processes, local_target, installed_build
 ):
-    _, study, busy, _ = queue_reference_study_and_wait_for_pgbench(
-        client, celery_processes, local_target, installed_build, duration="20", worker="busy", clients="1"
+    _, study, busy, pgbench = queue_reference_study_and_wait_for_pgbench(
+        client, celery_processes, local_target, installed_build, duration="25", worker="busy", clients="1"
     )
     interrupted = Trial.objects.get(study=study, status=Trial.Status.RUNNING)
     celery_processes.worker("idle")
     time.sleep(IDLE_FOR_S)
+    assert process_alive(pgbench), "the trial ended before its worker could be killed: a longer run is needed"
     celery_processes.kill(busy)
     wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 120, "the study to finish")
 

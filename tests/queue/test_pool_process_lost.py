@@ -47,7 +47,7 @@ def test_a_lost_pool_process_is_noticed_at_once_and_what_it_left_is_stopped(
         celery_processes,
         local_target,
         installed_build,
-        duration="10",
+        duration="15",
         worker="bereaved",
         collect_wait_events="on",
     )
