@@ -290,7 +290,7 @@ WORKER_HOSTS = env_list("BENCHDASH_WORKER_HOSTS", [])
 if any(not re.fullmatch(r"[-a-zA-Z0-9_]+", name) for name in WORKER_HOSTS):
     raise ImproperlyConfigured(f"BENCHDASH_WORKER_HOSTS must be host names separated by commas, not {WORKER_HOSTS}")
 WORKER_HOSTS_REFRESH_S = env_int("BENCHDASH_WORKER_HOSTS_REFRESH_S", 30)
-# How often beat looks for trials whose worker vanished (benchdash/queue/tasks.py schedules it).
+# How often beat, and each worker, look for trials whose worker vanished (benchdash/queue/sweep.py).
 REQUEUE_EVERY_S = env_int("BENCHDASH_REQUEUE_EVERY", 60)
 
 # Studies on cloud templates (benchdash/cloud/): the administrator's budgets in USD, what a study may cost at most

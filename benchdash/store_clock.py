@@ -41,3 +41,11 @@ def sleep_until(due_at: str, *, at_most_s: float) -> bool:
     left_s = (datetime.fromisoformat(due_at) - store_now()).total_seconds() if due_at else 0.0
     time.sleep(min(max(left_s, 0.0), at_most_s))
     return left_s <= at_most_s
+
+
+def store_started_at() -> datetime:
+    """When the store's PostgreSQL last started, in its own time: no heartbeat could be written before."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_postmaster_start_time()")
+        (started,) = cursor.fetchone()
+    return started

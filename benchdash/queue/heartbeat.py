@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from django.conf import settings
 from django.db import connection
 
+from benchdash.queue.outage_mark import note_store_unreachable
 from benchdash.store_retry import STORE_UNREACHABLE, backoff_s
 from benchdash.studies.lifecycle import services
 
@@ -64,6 +65,8 @@ def _beat(watch: AttemptWatch, stop: threading.Event) -> None:
                 failures, wait_s = 0, settings.TRIAL_HEARTBEAT_S
             except Exception as error:  # noqa: BLE001 (whatever the store did, the next beat tries again)
                 connection.close()
+                if isinstance(error, STORE_UNREACHABLE):
+                    note_store_unreachable()
                 failures += 1
                 wait_s = min(backoff_s(failures), settings.TRIAL_HEARTBEAT_S)
                 logger.warning("trial %s: heartbeat failed (%s), again in %.1f s", watch.trial_id, error, wait_s)

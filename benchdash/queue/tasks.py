@@ -23,8 +23,9 @@ from django.db import close_old_connections, connection
 from benchdash.celery import app, host_queue
 from benchdash.inventory.host_facts import host_facts_read, host_facts_refresh
 from benchdash.inventory.models import Host
-from benchdash.queue.broker_mark import broker_emptied
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
+from benchdash.queue.lost_child import TrialRequest
+from benchdash.queue.sweep import put_back_orphans, sweep_from_worker, sweep_orphans
 from benchdash.queue.work_dir import clear_host_clusters, hosts_to_sweep
 from benchdash.queue.worker_queues import serve_hosts
 from benchdash.store_clock import StoreNow, due_in, sleep_until
@@ -32,7 +33,7 @@ from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError
 from benchdash.studies.lifecycle.noise import noise_check_keep, study_needs_noise_check
-from benchdash.studies.lifecycle.outcome import trial_fail_for_storage, trial_finish, trials_outputs_repair
+from benchdash.studies.lifecycle.outcome import trial_fail_for_storage, trial_finish
 from benchdash.studies.lifecycle.specs import cancelled_trial_spec, host_spec, trial_spec
 from benchdash.studies.lifecycle.storage_room import storage_no_room
 from benchdash.studies.models import Trial
@@ -61,6 +62,7 @@ if settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] < settings.TRI
     time_limit=settings.TRIAL_TIME_LIMIT,
     soft_time_limit=max(settings.TRIAL_TIME_LIMIT - 60, settings.TRIAL_TIME_LIMIT // 2),
     max_retries=None,
+    Request=TrialRequest,
 )
 def run_study_trial(self: Any, trial_id: int, due_at: str = "") -> str:
     """Claim trial_id once due_at has come on the store's clock (a retry's delay), run it on its hosts, store what came
@@ -73,7 +75,7 @@ def run_study_trial(self: Any, trial_id: int, due_at: str = "") -> str:
     except services.HostBusy:
         services.trial_touch(trial_id=trial_id)
         # The trial that holds the host may have lost its worker: put it back now rather than when beat runs.
-        services.trials_orphaned()
+        put_back_orphans()
         raise self.retry(kwargs={"due_at": due_in(settings.HOST_BUSY_RETRY_S)}, countdown=0) from None
     if trial is None:
         if (kept := cancelled_trial_spec(trial_id)) is not None:
@@ -82,7 +84,7 @@ def run_study_trial(self: Any, trial_id: int, due_at: str = "") -> str:
     if (no_room := storage_no_room(study_id=trial.study_id)) is not None:  # no benchmark for nothing: stop now
         trial = with_store_retry(partial(trial_fail_for_storage, trial=trial, reason=no_room), "stop the study")
     elif (stored := run_and_store(trial)) is None:  # its DB host was busy with another installation: it waits
-        raise self.retry(countdown=settings.HOST_BUSY_RETRY_S)
+        raise self.retry(kwargs={"due_at": due_in(settings.HOST_BUSY_RETRY_S)}, countdown=0)
     else:
         trial = stored
     if trial.status != Trial.Status.RUNNING:  # running: a later attempt has it, and its end goes on
@@ -126,24 +128,17 @@ def refresh_facts_if_rebooted(host_id: int | None) -> None:
 @worker_ready.connect
 def consume_host_queues(sender: Any, **kwargs: Any) -> None:
     """As the worker gets ready: take the trials of the hosts it serves (benchdash/queue/worker_queues.py), and look
-    for trials lost with a worker that died before this one started, once their heartbeat is old enough to tell:
-    recovery does not wait for beat, which stays the backstop."""
+    for lost trials from then on (benchdash/queue/sweep.py): recovery does not wait for beat, which stays the
+    backstop."""
     serve_hosts(sender)
-    lost_once_stale = settings.TRIAL_STALE_AFTER_S + settings.TRIAL_HEARTBEAT_S
-    requeue_orphaned_studies.apply_async(countdown=lost_once_stale, ignore_result=True)
+    sweep_from_worker()
 
 
 @shared_task
 def requeue_orphaned_studies() -> list[int]:
-    """Beat: put back trials whose worker vanished and resend studies with no task in flight (at once when the
-    broker lost its data); finish the outputs of trials whose worker died right after storing them."""
+    """Beat: the sweep for what lost its worker (benchdash/queue/sweep.py)."""
     close_old_connections()
-    resent = services.trials_orphaned(broker_emptied=broker_emptied())
-    if resent:
-        logger.warning("resent orphaned trials: %s", resent)
-    if repaired := trials_outputs_repair():
-        logger.warning("repaired the outputs a crash left behind of trials: %s", repaired)
-    return resent
+    return sweep_orphans()
 
 
 app.add_periodic_task(settings.REQUEUE_EVERY_S, requeue_orphaned_studies.s(), name="requeue-orphaned-studies")

@@ -48,6 +48,11 @@ _LINES: list[tuple[re.Pattern[str], Promise]] = [
         _("CPU set %(cpus)s: %(count)s server processes inside it during the run"),
     ),
     (re.compile(r"cancelled during (?P<step>.*)"), _("cancelled during %(step)s")),
+    (
+        re.compile(r"attempt (?P<number>\d+): worker lost \(its pool process died\)"),
+        _("attempt %(number)s: worker lost (its pool process died)"),
+    ),
+    (re.compile(r"put back"), _("put back")),
     (re.compile(r"pgbench printed no progress line"), _("pgbench printed no progress line")),
     (re.compile(r"no file was stored"), _("no file was stored")),
     (

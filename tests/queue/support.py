@@ -137,9 +137,10 @@ def queue_reference_study_and_wait_for_pgbench(
     worker: str,
     concurrency: int = 1,
     clients: str = "1,2",
+    **form_fields: str,
 ):
-    """Queue a paced reference study (a trial per client level) through the form on a fresh worker; return (host,
-    study, worker, pgbench pid)."""
+    """Queue a paced reference study (a trial per client level; form_fields: more of the form) through the form on a
+    fresh worker; return (host, study, worker, pgbench pid)."""
     host, build = register_host(local_target), register_build(installed_build)
     data = form_data(
         host=host,
@@ -148,12 +149,38 @@ def queue_reference_study_and_wait_for_pgbench(
         scenarios=[paced_reference_scenario()],
         clients=clients,
         duration=duration,
+        **form_fields,
     )
     started_worker = celery_processes.worker(worker, concurrency)
     client.post(reverse("studies:new"), data)
     study = Study.objects.get(title="queue test")
     pid = wait_for(lambda: pgbench_pid(own_work_dir(host)), 90, "pgbench to run")
     return host, study, started_worker, pid
+
+
+def store_outage_while_a_trial_runs(
+    client, celery_processes, local_target, installed_build, *, duration: str, worker: str, outage_s: float
+) -> tuple[Study, Trial]:
+    """Queue a one-trial study on a worker of two processes (one runs the trial, the other beat's sweeps), cut the
+    store off for outage_s once pgbench runs, and wait for the study to end; return it and its trial."""
+    _, study, _, _ = queue_reference_study_and_wait_for_pgbench(
+        client,
+        celery_processes,
+        local_target,
+        installed_build,
+        duration=duration,
+        worker=worker,
+        concurrency=2,
+        clients="1",
+    )
+    trial = Trial.objects.get(study=study, status=Trial.Status.RUNNING)
+    outage_started = time.monotonic()
+    store_outage(outage_s)
+    assert time.monotonic() - outage_started >= outage_s
+    wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 120, "the study to end")
+    study.refresh_from_db()
+    trial.refresh_from_db()
+    return study, trial
 
 
 def rescue_and_wait_for_the_study(

@@ -1,5 +1,7 @@
 """Attempts: one per claim, kept with its times; only the current one writes the trial; one cap on every path."""
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
@@ -204,3 +206,38 @@ def test_running_the_failed_trials_again_opens_new_attempts_and_keeps_the_old_on
     assert int(trial_spec(again).fence.split(".")[1]) == new.pk
     trial_finish(trial=again, outcome=good())
     assert Attempt.objects.get(pk=old.pk).result == "failed" and Attempt.objects.get(pk=new.pk).result == "succeeded"
+
+
+def test_a_lost_attempt_is_put_back_once_with_its_reason_and_never_a_later_one(study):
+    trial = services.trial_claim(trial_id=first(study).pk, worker="bereaved")
+    assert services.trial_put_back_lost(trial_id=trial.pk, attempt=1, why="its pool process died") is True
+    assert services.trial_put_back_lost(trial_id=trial.pk, attempt=1, why="its pool process died") is False
+    services.trial_claim(trial_id=trial.pk, worker="next")
+    assert services.trial_put_back_lost(trial_id=trial.pk, attempt=1, why="late") is False
+
+    trial.refresh_from_db()
+    assert (trial.status, trial.attempts) == (Trial.Status.RUNNING, 2)
+    assert trial.error == "attempt 1: its pool process died; put back"
+    assert list(Attempt.objects.filter(trial=trial).values_list("number", "result", "error")) == [
+        (1, "lost", "its pool process died"),
+        (2, "running", ""),
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_putting_back_one_lost_attempt_at_once_put_it_back_once(study):
+    trial = services.trial_claim(trial_id=first(study).pk, worker="bereaved")
+    both = threading.Barrier(2)
+
+    def put_back(_: int) -> bool:
+        both.wait()
+        try:
+            return services.trial_put_back_lost(trial_id=trial.pk, attempt=1, why="its pool process died")
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(2) as pool:
+        results = sorted(pool.map(put_back, range(2)))
+
+    assert results == [False, True]
+    assert list(Attempt.objects.filter(trial=trial).values_list("number", "result")) == [(1, "lost")]

@@ -42,3 +42,10 @@ def test_a_failed_studys_reason_is_shown_in_the_readers_language(db) -> None:
 
     with translation.override("ja"):
         assert study_progress(study).failure_reason == "perf 用の実行が失敗: perf not found"
+
+
+def test_a_trial_put_back_after_its_pool_process_died_says_so_in_the_readers_language() -> None:
+    with translation.override("ja"):
+        assert engine_text("attempt 2: worker lost (its pool process died); put back") == (
+            "実行回 2: ワーカー消失（プールのプロセスが終了）; 待ちに戻した"
+        )

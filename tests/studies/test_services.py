@@ -264,6 +264,19 @@ def test_beat_puts_back_a_trial_whose_worker_vanished(rows, django_capture_on_co
     assert len(callbacks) == 1
 
 
+def test_beat_counts_no_silence_from_before_the_store_answered_again(rows):
+    study = create_study(rows)
+    services.study_enqueue(study=study)
+    trial = services.trial_claim(trial_id=first_trial(study).pk, worker="outlived")
+    Trial.objects.filter(pk=trial.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=10))
+    services.trials_orphaned(store_up_since=timezone.now() - timedelta(seconds=60))
+    trial.refresh_from_db()
+    assert (trial.status, trial.attempts) == (Trial.Status.RUNNING, 1)
+    services.trials_orphaned(store_up_since=timezone.now() - timedelta(seconds=121))
+    trial.refresh_from_db()
+    assert (trial.status, trial.attempts) == (Trial.Status.PENDING, 1)
+
+
 def test_beat_leaves_a_trial_with_a_fresh_heartbeat_alone(rows, django_capture_on_commit_callbacks):
     study = create_study(rows)
     services.study_enqueue(study=study)

@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef, TextField, Value
+from django.db.models import Exists, F, OuterRef, QuerySet, TextField, Value
 from django.db.models.functions import Concat
 
 from benchdash.store_clock import StoreNow, store_now
@@ -274,18 +274,21 @@ def _send_next_trial(study_id: int, report: Callable[[bool], object] | None = No
         send_trial_after_commit(next_trial.pk, report=report)
 
 
-def trials_orphaned(*, broker_emptied: bool = False) -> list[int]:
+def trials_orphaned(*, broker_emptied: bool = False, store_up_since: datetime | None = None) -> list[int]:
     """Put back what lost its worker; return the trials whose task beat must send again.
 
     1. A running trial whose heartbeat is older than TRIAL_STALE_AFTER_S lost its worker: its attempt
        is marked lost, and the trial goes back to pending, or to failed when that was its last attempt
-       (cancelled when its study was cancelled meanwhile).
+       (cancelled when its study was cancelled meanwhile). Silence is never counted across the store's own
+       outage: none is put back before the store has answered for that long since store_up_since (its start or
+       its return from an outage: benchdash/queue/outage_mark.py).
     2. Each DB host of an active study that runs none of its trials, whose next pending trial there has had no
        task on its way for that long, gets that trial's task again, or at once when the broker lost its data
        (broker_emptied: the task it held is gone). A duplicate is harmless: only one claim succeeds.
     """
     cutoff = store_now() - timedelta(seconds=settings.TRIAL_STALE_AFTER_S)
-    _put_back_lost(cutoff)
+    if store_up_since is None or store_up_since < cutoff:
+        _put_back_lost(cutoff)
     resend: list[int] = []
     for study_id in Study.objects.filter(status__in=ACTIVE).values_list("pk", flat=True):
         with transaction.atomic():
@@ -300,18 +303,31 @@ def trials_orphaned(*, broker_emptied: bool = False) -> list[int]:
 
 
 def _put_back_lost(cutoff: datetime) -> None:
-    """Step 1 of trials_orphaned, in one transaction: no claim sees the trial back before its attempt is marked."""
+    """Step 1 of trials_orphaned."""
     stale = Trial.objects.filter(status=Trial.Status.RUNNING, published=False, heartbeat_at__lt=cutoff)
-    silent = f"worker lost (no heartbeat for {settings.TRIAL_STALE_AFTER_S} s)"
+    _put_back(stale, f"worker lost (no heartbeat for {settings.TRIAL_STALE_AFTER_S} s)")
+
+
+def trial_put_back_lost(*, trial_id: int, attempt: int, why: str) -> bool:
+    """Put back the trial whose attempt `attempt` was lost for the reason `why`, as beat does a silent one; False
+    when that attempt is no longer the trial's running one (it ended, or was put back already)."""
+    lost = Trial.objects.filter(pk=trial_id, status=Trial.Status.RUNNING, attempts=attempt, published=False)
+    return bool(_put_back(lost, why))
+
+
+def _put_back(lost: QuerySet[Trial], why: str) -> int:
+    """In one transaction, so that no claim sees a trial back before its attempt is marked: the lost attempts end
+    `lost`, and their trials go back to pending, or fail at the cap (cancelled in a cancelled study)."""
     with transaction.atomic():
-        stale.update(outputs_due_at=StoreNow())  # the lost attempt may have left files that no row names
+        count = lost.update(outputs_due_at=StoreNow())  # the lost attempt may have left files that no row names
         Attempt.objects.filter(
-            Exists(stale.filter(pk=OuterRef("trial_id"), attempts=OuterRef("number"))), result=Attempt.Result.RUNNING
-        ).update(result=Attempt.Result.LOST, error=silent)
-        stale.filter(_study_is(Study.Status.CANCELLED)).update(status=Trial.Status.CANCELLED)
-        error = Concat(Value("attempt "), F("attempts"), Value(f": {silent}"), output_field=TextField())
-        active = stale.filter(_study_is(*ACTIVE))
+            Exists(lost.filter(pk=OuterRef("trial_id"), attempts=OuterRef("number"))), result=Attempt.Result.RUNNING
+        ).update(result=Attempt.Result.LOST, error=why)
+        lost.filter(_study_is(Study.Status.CANCELLED)).update(status=Trial.Status.CANCELLED)
+        error = Concat(Value("attempt "), F("attempts"), Value(f": {why}"), output_field=TextField())
+        active = lost.filter(_study_is(*ACTIVE))
         active.filter(attempts__gte=settings.TRIAL_MAX_ATTEMPTS).update(
             status=Trial.Status.FAILED, error=error, heartbeat_at=None, finished_at=StoreNow()
         )
         active.update(status=Trial.Status.PENDING, error=Concat(error, Value("; put back")), heartbeat_at=None)
+    return count
