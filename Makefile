@@ -1,8 +1,8 @@
 # The two commands: `make run` and `make test`. Both set up what is missing first.
 # `make check` is the fast lane: ruff, mypy, the import contracts and the tests that need no servers; it sets up
-# nothing and starts nothing, so it needs the .venv that `make test` or `make run` made. Its pytest reads the test
-# modules rewritten ahead (tests/rewrite_ahead.py, which rewrites only what changed since): 4 s less collection.
-.PHONY: run test check setup lint imports need-venv stop bench certs
+# nothing and starts nothing, so it needs the .venv that `make test` made, with the test tools. Its pytest reads the
+# test modules rewritten ahead (tests/rewrite_ahead.py, which rewrites only what changed since): 4 s less collection.
+.PHONY: run test check setup lint imports need-venv stop bench certs lock
 
 # Settings may live in .env (see .env.example); every step below sees them.
 ifneq (,$(wildcard .env))
@@ -29,10 +29,11 @@ run:
 certs:
 	@bash deploy/make-certs.sh $${BENCHDASH_VAR_DIR:-var}/certs $(NAMES)
 
+# lint, imports and check need the development lock's tools, which `make run` does not install (deploy/lib.sh).
 need-venv:
-	@test -x .venv/bin/python || { echo "benchdash: no .venv here: run make test or make run once first" >&2; exit 1; }
-	@[ "$$(cat .venv/.requirements.sha256 2>/dev/null)" = "$$(sha256sum requirements.txt | cut -d' ' -f1)" ] || \
-	  { echo "benchdash: .venv is older than requirements.txt: run make test or make run once first" >&2; exit 1; }
+	@test -x .venv/bin/python || { echo "benchdash: no .venv here: run make test once first" >&2; exit 1; }
+	@[ "$$(cat .venv/.requirements.sha256 2>/dev/null)" = "$$(sha256sum requirements-dev.txt)" ] || \
+	  { echo "benchdash: .venv does not hold requirements-dev.txt as it stands: run make test once first" >&2; exit 1; }
 
 lint: need-venv
 	.venv/bin/ruff check .
@@ -74,3 +75,13 @@ test:
 
 stop:
 	@bash deploy/setup.sh stop
+
+# The locks from requirements.in and requirements-dev.in, every package pinned with its hashes (CONTRIBUTING.md,
+# "Dependencies"). uv keeps each version a lock already holds unless an .in file asks for another;
+# UPGRADE="--upgrade-package NAME" moves one that no .in file names.
+LOCK = .venv/bin/uv pip compile -q --generate-hashes --python-version 3.11 \
+  --custom-compile-command "make lock" $(UPGRADE)
+lock:
+	@test -x .venv/bin/uv || { echo "benchdash: no .venv/bin/uv here: run make test or make run once first" >&2; exit 1; }
+	$(LOCK) requirements.in -o requirements.txt
+	$(LOCK) requirements-dev.in -o requirements-dev.txt

@@ -158,18 +158,40 @@ venv_python() {
   fi
 }
 
+# The lock a set-up installs (CONTRIBUTING.md, "Dependencies"): `make test`'s is the development lock, production's
+# packages at the versions of its lock plus the test and lint tools; `make run` and a deployment get production's alone.
+venv_lock() {
+  if [ "$1" = test ]; then echo requirements-dev.txt; else echo requirements.txt; fi
+}
+
+# The stamp is sha256sum's line for the lock that .venv holds, naming it: a .venv made from the development lock
+# serves `make run` as it is (it holds all of production's lock), one made from production's lock gets the tools the
+# first time `make test` asks for them, and a lock that changed since is installed again.
+venv_holds() {
+  local lock
+  for lock in "$@"; do
+    [ "$(cat .venv/.requirements.sha256 2>/dev/null)" = "$(sha256sum "$lock")" ] && return 0
+  done
+  return 1
+}
+
+# uv's entry in a lock, its hashes with it: what pip installs, hash-checked, into a .venv that has no uv yet.
+lock_entry_of_uv() {
+  awk '/^[^ #]/ { on = /^uv==/ } on && !/#/' "$1"
+}
+
 ensure_venv() {
-  local stamp=".venv/.requirements.sha256" want
-  want="$(sha256sum requirements.txt | cut -d' ' -f1)"
+  local lock="$1"
   [ -x "$PY" ] || { say "creating .venv"; "$(venv_python)" -m venv .venv; }
-  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    say "installing requirements.txt into .venv"
-    # pip brings uv (pinned in requirements.txt), which installs the rest: 26 s against pip's 108 s on a 2-core
-    # machine, its wheels unpacked and compiled on every core.
-    .venv/bin/pip install -q --disable-pip-version-check "$(grep -E '^uv==' requirements.txt)"
-    .venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode -r requirements.txt
-    echo "$want" > "$stamp"
-  fi
+  venv_holds "$lock" requirements-dev.txt && return 0
+  say "installing $lock into .venv"
+  # pip brings uv (pinned in the lock), which installs the rest: 26 s against pip's 108 s on a 2-core machine, its
+  # wheels unpacked and compiled on every core. Every file either installs must match one of the lock's hashes. sync
+  # leaves .venv holding the lock and nothing else (but pip: uv keeps the seed packages of a venv it did not make).
+  [ -x .venv/bin/uv ] ||
+    .venv/bin/pip install -q --disable-pip-version-check --require-hashes -r <(lock_entry_of_uv "$lock")
+  .venv/bin/uv pip sync -q --python .venv/bin/python --compile-bytecode --require-hashes "$lock"
+  sha256sum "$lock" > .venv/.requirements.sha256
 }
 
 # --- Who keeps var/ ---------------------------------------------------------------------------------------------

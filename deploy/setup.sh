@@ -4,7 +4,8 @@
 #   deploy/setup.sh            everything
 #   deploy/setup.sh run        everything, for `make run`: first checks that the run user can read this checkout
 #   deploy/setup.sh test       everything but the app's data (migrations, presets and history, the host `local`,
-#                              static files), for `make test`: the tests make their own databases and files
+#                              static files), for `make test`: the tests make their own databases and files; .venv
+#                              from the development lock (requirements-dev.txt), where the others take production's
 #   deploy/setup.sh services   only start PostgreSQL and Redis
 #   deploy/setup.sh stop       stop the PostgreSQL and Redis that this script started
 #   deploy/setup.sh secure     give a running store or Redis that an older set-up left open its password now
@@ -27,7 +28,7 @@ everything() {
   ensure_run_user
   [ "${1:-}" = run ] && check_run_user_reads_checkout
   ensure_cluster_sudo_rule
-  ensure_venv
+  ensure_venv "$(venv_lock "${1:-all}")"
   services
   ensure_secret secret-key 64
 }
@@ -36,7 +37,7 @@ step="${1:-all}"
 case "$step" in
   all) everything; prepare_app ;;
   run) everything run; prepare_app ;;
-  test) everything ;;
+  test) everything test ;;
   services) services ;;
   stop) stop_services ;;
   secure) SECURE_NOW=1 services ;;

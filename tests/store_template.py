@@ -3,8 +3,9 @@
 Running every migration took each worker 6 to 7 s of CPU in its first database test, the four at once at the start
 of a run. The first worker to need its database now migrates a template, under an advisory lock, and every worker's
 database is created from it (Django's TEST["TEMPLATE"]: CREATE DATABASE ... TEMPLATE), where migrate then finds
-everything applied. The template's name ends in a digest of the migrations and requirements.txt: a change to either
-makes a new one, and this checkout's older ones are dropped. A template is renamed into place only once migrated.
+everything applied. The template's name ends in a digest of the migrations and requirements-dev.txt, the lock the
+tests run on (production's packages among its pins): a change to either makes a new one, and this checkout's older
+ones are dropped. A template is renamed into place only once migrated.
 """
 
 import contextlib
@@ -33,7 +34,7 @@ def store_url(database: str) -> str:
 def migrations_digest() -> str:
     """What the migrated schema depends on: every migration of the app, and the pinned versions of the others'."""
     digest = hashlib.sha256()
-    for path in [*sorted(ROOT.glob("benchdash/*/migrations/*.py")), ROOT / "requirements.txt"]:
+    for path in [*sorted(ROOT.glob("benchdash/*/migrations/*.py")), ROOT / "requirements-dev.txt"]:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:12]
 
