@@ -36,13 +36,22 @@ def boot_script(*, minutes_left: int, ssh_user: str, work_dir: str) -> str:
     return f"#!/bin/sh\nshutdown -h +{max(minutes_left, 1)}\ninstall -d -m 0700 -o {user} -g {user} {directory}\n"
 
 
-def run_instance(ec2: Any, template: Any, *, instance_type: str, tags: list[dict[str, str]], user_data: str) -> str:
-    """Launch one instance of the template; returns its id."""
+def client_token(*, installation: str, cloud_study_id: int, role: str) -> str:
+    """The RunInstances idempotency token of one role of one cloud study (at most 64 ASCII characters): EC2 answers
+    a second request with the same token and parameters with the instance the first one made."""
+    return f"{installation}-{cloud_study_id}-{role}"
+
+
+def run_instance(
+    ec2: Any, template: Any, *, instance_type: str, tags: list[dict[str, str]], user_data: str, client_token: str
+) -> str:
+    """Launch one instance of the template, once per client_token; returns its id."""
     root_device = ec2.describe_images(ImageIds=[template.image_id])["Images"][0]["RootDeviceName"]
     volume = {"VolumeSize": template.volume_size_gib, "VolumeType": template.volume_type, "DeleteOnTermination": True}
     if template.volume_iops:
         volume["Iops"] = template.volume_iops
     reply = ec2.run_instances(
+        ClientToken=client_token,
         ImageId=template.image_id,
         InstanceType=instance_type,
         MinCount=1,

@@ -9,11 +9,13 @@ import logging
 import socket
 import time
 from collections.abc import Callable
+from datetime import datetime
 from functools import partial
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Min
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -66,31 +68,43 @@ def _state(cloud: CloudStudy) -> str:
 
 
 def launch_once(ec2: Any, cloud: CloudStudy) -> bool:
-    """Launch the instances unless they were (a second delivery of the task): False when nothing is left to do.
-    An instance launched by a call that failed later is not noted here; its tags let the reaper end it."""
-    with transaction.atomic():
-        locked = CloudStudy.objects.select_for_update().get(pk=cloud.pk)
-        if locked.state != CloudStudy.State.LAUNCHING or locked.instances.exclude(instance_id="").exists():
-            return False
-        launch_instances(ec2, cloud)
+    """Launch the instances unless an earlier delivery of the task did: False when nothing is left to do.
+    The intent is committed before EC2 is called, so no row stays locked across its calls; each instance's
+    ClientToken names the cloud study and the role, so a launch retried after a lost reply gets the same instance
+    back from EC2 instead of a second one."""
+    asked_at = _launch_claimed(cloud)
+    if asked_at is None:
+        return False
+    launch_instances(ec2, cloud, asked_at)
     return True
 
 
-def launch_instances(ec2: Any, cloud: CloudStudy) -> None:
+def _launch_claimed(cloud: CloudStudy) -> datetime | None:
+    """Under the cloud study's row lock: when the launch was first asked for, None when no launch is due. The budget
+    counts from then, and so does the boot script's expiry, so that a retry asks EC2 for the same thing."""
+    with transaction.atomic():
+        locked = CloudStudy.objects.select_for_update().get(pk=cloud.pk)
+        if locked.state != CloudStudy.State.LAUNCHING or locked.instances.exclude(instance_id="").exists():
+            return None
+        locked.instances.filter(launched_at__isnull=True).update(launched_at=timezone.now())
+        return locked.instances.aggregate(asked_at=Min("launched_at"))["asked_at"]
+
+
+def launch_instances(ec2: Any, cloud: CloudStudy, asked_at: datetime) -> None:
     """Run one instance per role, tagged with the study and the expiry, told to end itself at the expiry."""
     template = cloud.template
-    minutes_left = int((cloud.expires_at - timezone.now()).total_seconds() // 60)
+    minutes_left = int((cloud.expires_at - asked_at).total_seconds() // 60)
     user_data = aws.boot_script(minutes_left=minutes_left, ssh_user=template.ssh_user, work_dir=template.work_dir)
     installation = Installation.current_token()
     for instance in cloud.instances.filter(instance_id=""):
         tags = aws.instance_tags(
             installation=installation, study_id=cloud.study_id, role=instance.role, expires_at=cloud.expires_at
         )
+        token = aws.client_token(installation=installation, cloud_study_id=cloud.pk, role=instance.role)
         instance.instance_id = aws.run_instance(
-            ec2, template, instance_type=instance.instance_type, tags=tags, user_data=user_data
+            ec2, template, instance_type=instance.instance_type, tags=tags, user_data=user_data, client_token=token
         )
-        instance.launched_at = timezone.now()
-        instance.save(update_fields=["instance_id", "launched_at"])
+        instance.save(update_fields=["instance_id"])
 
 
 def ready_instances(ec2: Any, cloud: CloudStudy) -> None:

@@ -16,6 +16,8 @@ from tests.s3 import S3_CREDENTIALS
 from workers.spec import HostSpec
 
 REGION = "us-east-1"
+# The form's placeholder DB host where no sshd is needed: nothing connects to the instances.
+ELSEWHERE = HostSpec(name="elsewhere", address="192.0.2.1")
 
 
 @pytest.fixture

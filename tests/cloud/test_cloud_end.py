@@ -12,16 +12,14 @@ from django.utils import timezone
 from benchdash.celery import app
 from benchdash.cloud import aws
 from benchdash.cloud.ending import reap_instances
-from benchdash.cloud.launch import bring_up, launch_instances
+from benchdash.cloud.launch import bring_up, launch_once
 from benchdash.cloud.models import CloudInstance, CloudStudy
 from benchdash.studies.lifecycle import services
 from benchdash.studies.models import Study, Trial
-from tests.cloud.conftest import REGION, make_template, queue_cloud_study
+from tests.cloud.conftest import ELSEWHERE, REGION, make_template, queue_cloud_study
 from tests.queue.support import paced_reference_scenario, register_build, wait_for
-from workers.spec import HostSpec
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-ELSEWHERE = HostSpec(name="elsewhere", address="192.0.2.1")
 
 
 def states(ec2, cloud: CloudStudy) -> set[str]:
@@ -38,7 +36,7 @@ def launched(template, presets, build, *, expires_in=timedelta(hours=1)) -> Clou
     cloud = queue_cloud_study(template, build, [presets["pgecons-reference"]], ELSEWHERE)
     CloudStudy.objects.filter(pk=cloud.pk).update(expires_at=timezone.now() + expires_in)
     cloud.refresh_from_db()
-    launch_instances(aws.ec2_client(REGION), cloud)
+    assert launch_once(aws.ec2_client(REGION), cloud)
     CloudStudy.objects.filter(pk=cloud.pk).update(state=CloudStudy.State.READY)
     services.study_enqueue(study=cloud.study)
     return cloud

@@ -2,7 +2,10 @@
 study's tags, told to end themselves at the expiry; the local sshd stands in for them, its host key pinned from
 the console output, facts read and builds installed before the study is queued. A console that shows another
 key than the sshd's fails the launch: nothing is trusted on first use, and what was launched is terminated. A study
-cancelled from its page while its instances boot is never queued, and what was launched is terminated at once."""
+cancelled from its page while its instances boot is never queued, and what was launched is terminated at once.
+EC2 is called with no transaction open, and a launch retried after its replies were lost asks again with the same
+ClientToken and parameters, which EC2 answers with the instances it made the first time (moto ignores the token:
+what is sent is checked)."""
 
 import base64
 import threading
@@ -14,12 +17,12 @@ from django.db import connection
 from django.urls import reverse
 
 from benchdash.cloud import aws
-from benchdash.cloud.launch import bring_up
+from benchdash.cloud.launch import bring_up, launch_once
 from benchdash.cloud.models import CloudStudy
 from benchdash.inventory.models import Installation
 from benchdash.studies.models import Study
 from tests.cloud import stand_in
-from tests.cloud.conftest import make_template, queue_cloud_study
+from tests.cloud.conftest import ELSEWHERE, make_template, queue_cloud_study
 from tests.queue.support import register_build, wait_for
 from tests.sshd import generate_key
 
@@ -120,3 +123,28 @@ def test_a_study_cancelled_while_its_instances_boot_is_never_queued_and_they_are
     assert instance.terminated_at is not None and instance.host.host_key == ""
     state = aws.describe(ec2, [instance.instance_id])[instance.instance_id]["State"]["Name"]
     assert state in ("shutting-down", "terminated")
+
+
+def test_a_retried_launch_asks_ec2_with_the_same_client_tokens_and_parameters_and_no_transaction_open(
+    ec2, presets, installed_build
+):
+    template = make_template(ec2, client_instance_type="c5.2xlarge")
+    cloud = queue_cloud_study(template, register_build(installed_build), [presets["pgecons-reference"]], ELSEWHERE)
+    sent: list[dict] = []
+
+    def note(params, **_):
+        sent.append({**params, "in_transaction": connection.in_atomic_block})
+
+    ec2.meta.events.register("provide-client-params.ec2.RunInstances", note)
+
+    assert launch_once(ec2, cloud)
+    cloud.instances.update(instance_id="")  # the replies were lost before they were noted
+    assert launch_once(ec2, cloud)
+    assert not launch_once(ec2, cloud)  # noted this time: a third delivery has nothing to do
+
+    token = f"{Installation.current_token()}-{cloud.pk}"
+    assert [(params["ClientToken"], params["in_transaction"]) for params in sent] == [
+        (f"{token}-client", False),
+        (f"{token}-db", False),
+    ] * 2
+    assert sent[:2] == sent[2:]

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 from django.core.management import call_command
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.urls import reverse
 
 from benchdash.studies.csv_export import SUMMARY_HEADER, TRIAL_HEADER, inert, trials_csv_chunks
@@ -170,18 +171,43 @@ def test_times_are_written_in_the_local_time_zone(client, study_2021):
     assert rows[1][TRIAL_HEADER.index("started_at")] == "2021-10-01 12:04:06"
 
 
-def test_a_download_stopped_half_way_leaves_the_connection_usable(study_2021):
-    build, scenario = study_2021.baseline, study_2021.scenarios.get()
+def _add_trials(study: Study, count: int) -> None:
+    build, scenario = study.baseline, study.scenarios.get()
     Trial.objects.bulk_create(
-        Trial(study=study_2021, build=build, scenario=scenario, clients=2, repetition=r, position=10 + r, tps=1.0)
-        for r in range(1, 3001)
+        Trial(study=study, build=build, scenario=scenario, clients=2, repetition=r, position=10 + r, tps=1.0)
+        for r in range(1, count + 1)
     )
+
+
+def test_a_download_stopped_half_way_leaves_the_connection_usable(study_2021):
+    _add_trials(study_2021, 3000)
     chunks = trials_csv_chunks(study_2021)
     first, second = next(chunks), next(chunks)
     chunks.close()  # what response.close() does when the client goes away
     assert first.startswith(BOM)
     assert len(second) >= 64 * 1024
     assert Trial.objects.filter(study=study_2021).count() == 3002
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_slow_reader_of_the_trials_file_holds_no_transaction_or_statement_open(study_2021):
+    _add_trials(study_2021, 3000)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    chunks = trials_csv_chunks(study_2021)
+    next(chunks), next(chunks)  # the header, then the first 64 KiB: the reader pauses here
+
+    onlooker = connections.create_connection(DEFAULT_DB_ALIAS)
+    with onlooker.cursor() as cursor:
+        cursor.execute("SELECT state, backend_xmin IS NULL FROM pg_stat_activity WHERE pid = %s", [pid])
+        state = cursor.fetchone()
+    onlooker.close()
+    rest = b"".join(chunks)
+
+    assert state == ("idle", True)
+    assert not connection.in_atomic_block
+    assert rest.count(b"\n") > 2000
 
 
 def test_numbers_stay_numbers_even_when_negative():
