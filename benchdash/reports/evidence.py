@@ -29,12 +29,13 @@ def difference_evidence(study: Study, table: ScenarioTable, section: EvidenceSec
 
 
 def ratio_text(cell: Cell) -> str:
-    """'96% (94.1% – 97.3%), slower': the ratio to the baseline, its interval and its verdict."""
+    """'96% (94.1% – 97.3%, rank interval), slower': the ratio to the baseline, its interval, the method that drew
+    it and its verdict."""
     if cell.point is None or cell.point.ratio_percent is None:
         return "—"
     parts = [f"{cell.point.ratio_percent}%"]
     if cell.interval_text:
-        parts.append(f"({cell.interval_text})")
+        parts.append(f"({cell.interval_text}, {cell.method_label})")
     text = " ".join(parts)
     return f"{text}, {cell.verdict_label}" if cell.verdict_label else text
 

@@ -143,16 +143,17 @@ def test_it_charts_medians_with_min_to_max_bars_one_line_per_build(client, measu
 
 
 @pytest.mark.django_db
-def test_three_runs_a_side_show_their_spread_and_are_too_few_to_tell(client, measured_study):
+def test_three_runs_a_side_on_a_new_host_show_their_spread_and_a_verdict_from_their_rounds(client, measured_study):
     page = client.get(reverse("studies:detail", args=[measured_study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     rows = comparison_rows(page)
     assert rows[0] == [
         ["1"],
         ["110.00", "(100.00", "–", "120.00)", "n=3", "CV", "9.1%"],
         ["115.00", "(105.00", "–", "125.00)", "n=3", "CV", "8.7%"],
-        ["105%", "too", "few", "runs", "to", "tell"],
+        ["105%", "[103.5%", "–", "105.6%]", "faster", "paired", "by", "round,", "2", "df,", "no", "host", "history"],
     ]
-    assert rows[1][-1] == ["146%", "too", "few", "runs", "to", "tell"]  # ranges apart, yet 3 runs cannot say
+    assert rows[1][-1][:5] == ["146%", "[129.1%", "–", "165.8%]", "faster"]  # x1.50, x1.38, x1.51 by round
+    assert "too few runs to tell" not in page.split("In brackets")[0]  # no host history, yet 3 rounds can tell
     assert "the 95% interval of the ratio" in page
     assert "significant" not in page.lower()
 

@@ -24,6 +24,14 @@ every difference. A difference of two runs spreads twice as much as one run, so 
 and pooled with is twice the host's variance, with its degrees of freedom; the pairs have pairs - 1 of their own.
 Runs whose round has no run of the other side are left out of it.
 
+Paired by round, no history (own_paired_interval): on a host with no usable history (a new host, as every cloud
+study's is), where the runs are too few for the rank interval (3 a side at 95%), the pairs' own spread alone, a t
+interval on pairs - 1 degrees of freedom (3 rounds: 2, t = 4.30). It needs no history and no check, so the first
+study on a host can already tell a large difference; it assumes only that the differences of log TPS within a
+round are about normal. Where the rank interval exists it decides, as it did, assuming nothing of the noise. The
+noise check's micro-runs are not pooled in: they time an awk loop, not the study's pgbench workload, so their
+spread is not the pairs' (a lower bound at most).
+
 scipy is imported inside the functions that use it: it takes half a second to import, which every process that
 loads the models (a worker, beat, each manage.py command) would otherwise pay at its start.
 """
@@ -99,8 +107,8 @@ def pooled_interval(
     degrees = own_degrees + spread.degrees
     variance = (own_squares + spread.variance * spread.degrees) / degrees
     difference = statistics.fmean(map(math.log, runs)) - statistics.fmean(map(math.log, baseline_runs))
-    half = _t_quantile(confidence, degrees) * math.sqrt(variance * (1 / len(runs) + 1 / len(baseline_runs)))
-    return RatioInterval(math.exp(difference - half), math.exp(difference + half), confidence, Method.POOLED_T)
+    error = variance * (1 / len(runs) + 1 / len(baseline_runs))
+    return _t_interval(difference, error, degrees, confidence, Method.POOLED_T)
 
 
 def paired_interval(
@@ -119,24 +127,41 @@ def paired_interval(
         return None
     degrees = own_degrees + spread.degrees
     variance = (own_squares + history_variance * spread.degrees) / degrees
-    half = _t_quantile(confidence, degrees) * math.sqrt(variance / len(differences))
-    return RatioInterval(math.exp(mean - half), math.exp(mean + half), confidence, Method.PAIRED_T)
+    return _t_interval(mean, variance / len(differences), degrees, confidence, Method.PAIRED_T)
+
+
+def own_paired_interval(differences: Sequence[float], confidence: float = CONFIDENCE) -> RatioInterval | None:
+    """The interval of the ratio from the differences of log TPS of rounds both sides ran, on their own spread
+    and pairs - 1 degrees of freedom (the module's "paired by round, no history"); None with fewer than 2 pairs, or
+    pairs that do not spread at all (a spread of 0 measures nothing: TPS copied or capped, never a host's noise)."""
+    if len(differences) < 2 or statistics.variance(differences) == 0:
+        return None
+    error = statistics.variance(differences) / len(differences)
+    return _t_interval(statistics.fmean(differences), error, len(differences) - 1, confidence, Method.PAIRED_OWN)
 
 
 def cell_interval(
     runs: Runs, baseline: Runs, spread: HostSpread | None, confidence: float = CONFIDENCE
 ) -> RatioInterval | None:
     """The interval a cell's verdict rests on. With a usable history: paired t where 2 rounds or more pair the
-    runs (its check decides, not the unpaired one's), else pooled t; rank where there is no history or the
-    runs do not fit it."""
-    pooled = None
-    if spread is not None and all(tps > 0 for tps in (*runs.tps, *baseline.tps)):
-        differences = runs.differences(baseline)
-        if len(differences) >= 2:
-            pooled = paired_interval(differences, spread, confidence)
-        else:
-            pooled = pooled_interval(runs.tps, baseline.tps, spread, confidence)
-    return pooled or ratio_interval(runs.tps, baseline.tps, confidence)
+    runs (its check decides, not the unpaired one's), else pooled t, and rank where the runs do not fit it.
+    Without one: rank, and where the runs are too few for it, paired t on the pairs alone (2 rounds or more)."""
+    if not all(tps > 0 for tps in (*runs.tps, *baseline.tps)):
+        return None
+    differences = runs.differences(baseline)
+    if spread is None or not spread.usable:
+        return ratio_interval(runs.tps, baseline.tps, confidence) or own_paired_interval(differences, confidence)
+    if len(differences) >= 2:
+        borrowed = paired_interval(differences, spread, confidence)
+    else:
+        borrowed = pooled_interval(runs.tps, baseline.tps, spread, confidence)
+    return borrowed or ratio_interval(runs.tps, baseline.tps, confidence)
+
+
+def _t_interval(centre: float, error: float, degrees: int, confidence: float, method: Method) -> RatioInterval:
+    """centre +- t(degrees) sqrt(error) on log TPS (error: the variance of centre), back on the ratio scale."""
+    half = _t_quantile(confidence, degrees) * math.sqrt(error)
+    return RatioInterval(math.exp(centre - half), math.exp(centre + half), confidence, method, degrees)
 
 
 @lru_cache(maxsize=4096)

@@ -27,6 +27,7 @@ METHOD_LABELS = {
     Method.RANK: _("rank interval"),
     Method.POOLED_T: _("pooled t, with the host's recent spread"),
     Method.PAIRED_T: _("paired t, runs paired by round, with the host's recent spread"),
+    Method.PAIRED_OWN: _("paired by round, %(degrees)s df, no host history"),
 }
 
 
@@ -84,7 +85,10 @@ class Cell:
     def method_label(self) -> str | Promise:
         """Which interval gave the verdict (studies/results/pooled.py); empty where there is none."""
         interval = self.point.interval if self.point else None
-        return "" if interval is None else METHOD_LABELS[interval.method]
+        if interval is None:
+            return ""
+        label = METHOD_LABELS[interval.method]
+        return label % {"degrees": interval.degrees} if interval.method == Method.PAIRED_OWN else label
 
 
 @dataclass(frozen=True)

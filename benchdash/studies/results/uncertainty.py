@@ -38,12 +38,14 @@ PICK_AMONG = 4096
 
 
 class Method(StrEnum):
-    """Which interval gave a verdict: the rank interval (this module), or a pooled t interval (pooled.py), on the
-    runs paired by round or, where the runs carry no round, unpaired."""
+    """Which interval gave a verdict: the rank interval (this module), or a t interval (pooled.py): pooled with
+    the host's history, on the runs paired by round or, where the runs carry no round, unpaired; or, on a host
+    with no history, on the runs paired by round alone."""
 
     RANK = "rank"
     POOLED_T = "pooled_t"
     PAIRED_T = "paired_t"
+    PAIRED_OWN = "paired_own"
 
 
 class Verdict(StrEnum):
@@ -55,13 +57,14 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True)
 class RatioInterval:
-    """The interval of build / baseline TPS, the confidence it actually holds (at least the one asked), and the
-    method that drew it."""
+    """The interval of build / baseline TPS, the confidence it actually holds (at least the one asked), the
+    method that drew it and, for a t interval, its degrees of freedom."""
 
     low: float
     high: float
     confidence: float
     method: Method = Method.RANK
+    degrees: int | None = None
 
     def within(self, threshold: float) -> bool:
         """Wholly inside 1 +- threshold: no difference as large as the threshold."""
