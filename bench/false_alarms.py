@@ -11,7 +11,8 @@ history the pooled t intervals borrow, studies/results/pooled.py). After the pla
 adds rounds while the interval is not settled at the threshold, up to the cap (studies/lifecycle/adaptive.py), then
 the verdict.
 
-Designs, each with the rank interval, the pooled t interval unpaired, and paired by round: 3 fixed, 5 fixed,
+Designs, each with the rank interval, the pooled t interval unpaired, paired by round, and paired by round on a
+host with no history (the pairs' own spread alone, a new host's first study): 3 fixed, 5 fixed,
 adaptive 3 to 10 with today's rule (95% shared equally among the 8 looks, Bonferroni) and with the new one (the
 group-sequential boundary, studies/results/sequential.py). A/A (B = A): every "faster" or "slower" is a false
 alarm; B's runs times 1.02, 1.05, 1.10: how often the gain is called "faster". The same deals for every gain and design.
@@ -49,7 +50,7 @@ from benchdash.studies.results.uncertainty import (  # noqa: E402
 from workers.spread import coefficient_of_variation  # noqa: E402
 
 GAINS = (1.0, 1.02, 1.05, 1.10)
-METHODS = ("rank", "pooled t", "paired t")
+METHODS = ("rank", "pooled t", "paired t", "paired t, no history")
 HISTORY_CELLS, HISTORY_RUNS = 10, 3
 
 
@@ -149,6 +150,8 @@ def row(label: str, record: list[float], plan: Plan, method: str, options: argpa
                     return ratio_interval(runs, base, confidence)
                 if method == "paired t":  # run i of each side is round i + 1 (one_round appends both)
                     return cell_interval(in_rounds(runs), in_rounds(base), spread, confidence)
+                if method == "paired t, no history":  # a new host: the rounds' own spread alone
+                    return cell_interval(in_rounds(runs), in_rounds(base), None, confidence)
                 return cell_interval(Runs(runs), Runs(base), spread, confidence)
 
             outcomes.append(simulate(record, start, rng, plan, interval, gain, options.threshold))
@@ -200,6 +203,7 @@ def _interval_cost(seed: int) -> None:
             ("rank", ratio_interval),
             ("pooled t", lambda a, b: cell_interval(Runs(a), Runs(b), spread)),
             ("paired t", lambda a, b: cell_interval(in_rounds(a), in_rounds(b), spread)),
+            ("paired t, no history", lambda a, b: cell_interval(in_rounds(a), in_rounds(b), None)),
         )
         for name, draw in methods:
             started = time.perf_counter()
