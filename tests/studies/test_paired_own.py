@@ -70,6 +70,8 @@ def test_the_study_page_and_its_report_name_the_method_of_a_first_study(client):
     succeeded_runs(study, scenario, {(one, 2): list(ONE_CPU.tps), (two, 2): list(TWO_CPUS.tps)})
     page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "paired by round, 2 df, no host history" in page and "too few runs to tell</span>" not in page
+    japanese = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    assert "ラウンドごとに対にした t、自由度 2、ホストの履歴なし" in japanese
     url = reverse("reports:study_file", kwargs={"pk": study.pk, "language": "en", "extension": "pdf"})
     pdf = PdfReader(io.BytesIO(client.get(url).content))
     text = " ".join(" ".join(page.extract_text() for page in pdf.pages).split())
