@@ -19,11 +19,15 @@ def test_three_runs_a_side_with_a_history_call_about_four_and_a_half_percent_on_
     assert smallest_callable(QUIET_HISTORY, 3, 0.02, 0.95) == pytest.approx(0.0445, abs=5e-4)
 
 
-def test_without_a_history_three_runs_cannot_tell_and_the_page_is_offered_a_cap():
+def test_without_a_history_three_rounds_call_a_large_gain_and_a_single_run_is_offered_a_cap():
     power = design_power(QUIET_NOISE_CHECK, Design(3), 0.02)
-    assert power.smallest_callable is None and power.runs == 3
+    sigma = math.sqrt(math.log(1 + 0.01**2))
+    paired = math.exp(math.log(1.02) + (stats.t.ppf(0.975, 2) + stats.norm.ppf(0.8)) * sigma * math.sqrt(2 / 3)) - 1
+    assert power.smallest_callable == pytest.approx(paired) and power.runs == 3  # the rounds alone, 2 df: +6.4%
     # 6 runs a side: (t(0.975, 10) + z(0.8)) * 1% * sqrt(2/6) = 1.77% <= log(1.02) = 1.98%; at 5, 1.99%
-    assert power.runs_needed == 6 and power.cap_offered == 6 and power.cap_calls_threshold
+    assert power.runs_needed == 6 and power.cap_offered is None
+    single = design_power(QUIET_NOISE_CHECK, Design(1), 0.02)
+    assert single.smallest_callable is None and single.cap_offered == 6 and single.cap_calls_threshold
     assert design_power(QUIET_HISTORY, Design(3), 0.02).cap_offered is None
 
 

@@ -292,16 +292,16 @@ def test_the_memory_refusal_is_in_japanese_too(client, member, setup_rows):
 
 
 def test_on_a_noisy_host_the_preview_says_the_offered_cap_only_draws_an_interval(client, member, setup_rows):
-    """With a 10% spread and no history, 4 runs a side draw a rank interval, but no cap up to 20 calls 2%: the
-    preview must not promise a verdict there."""
+    """With a 10% spread and no history, a single run a side draws nothing and 2 rounds draw an interval, but no cap
+    up to 20 calls 2%: the preview must not promise a verdict there."""
     host, reference = setup_rows["local"], setup_rows["reference"]
     host.noise_check = {"verdict": "noisy", "facts": {"micro_cv": 0.10}}
     host.save()
-    response = post(client, valid_data(setup_rows, scenarios=[reference.pk]), action="preview")
+    response = post(client, valid_data(setup_rows, scenarios=[reference.pk], repetitions="1"), action="preview")
     (row,) = response.context["preview"]["power"]
-    assert (row.power.cap_offered, row.power.cap_calls_threshold, row.power.runs_needed) == (4, False, None)
+    assert (row.power.cap_offered, row.power.cap_calls_threshold, row.power.runs_needed) == (2, False, None)
     page = response.content.decode()
-    assert "Adaptive repetitions up to 4 would draw an interval, but one too wide at this spread" in page
+    assert "Adaptive repetitions up to 2 would draw an interval, but one too wide at this spread" in page
     assert "would reach one" not in page
 
 
@@ -315,9 +315,9 @@ def test_the_preview_says_what_the_design_can_tell_from_the_hosts_history_or_its
     host.save()
     response = post(client, valid_data(setup_rows, scenarios=[reference.pk]), action="preview")
     (row,) = response.context["preview"]["power"]
-    assert (row.cv_percent, row.power.spread.source, row.power.cap_offered) == ("1.0%", "noise check", 6)
-    page = response.content.decode()
-    assert "No verdict possible with 3 runs a side." in page and "Adaptive repetitions up to 6 would reach one." in page
+    assert (row.cv_percent, row.power.spread.source, row.power.cap_offered) == ("1.0%", "noise check", None)
+    assert row.smallest_percent == "+6.4%" and row.power.runs_needed == 6  # no history: the 3 rounds alone, 2 df
+    assert "No verdict possible" not in response.content.decode()
 
     earlier = StudyFactory(db_host=host, builds=[setup_rows["old"]], scenarios=[reference], status=Study.Status.DONE)
     quiet = [100.0, 101.0, 99.0, 100.5, 99.5]

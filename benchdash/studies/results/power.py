@@ -6,7 +6,7 @@ Normal theory on log TPS, with the spread sigma = sqrt(log(1 + CV^2)) per run: a
 the half-width q * sigma * sqrt(2 / n), q the quantile of the interval that will be drawn (paired t, n pairs of
 runs by round, with n - 1 degrees of freedom and the host's where its recent studies give a history, else the t
 quantile of the study's own 2n - 2 degrees of freedom, standing for the rank interval, which needs at least 4 runs
-a side at 95%). A real gain d is called
+a side at 95%, and below that paired t on the rounds alone, n - 1 degrees of freedom). A real gain d is called
 "faster" with 80% power when log(1 + d) >= log(1 + t) + (q + z_0.8) * sigma * sqrt(2 / n).
 
 scipy is imported inside the functions that use it: it takes half a second to import, which every process that
@@ -71,7 +71,7 @@ def design_power(spread: ExpectedSpread, design: Design, threshold: float) -> De
 
 def smallest_callable(spread: ExpectedSpread, runs: int, threshold: float, confidence: float) -> float | None:
     """The smallest real gain called "faster" with 80% power by `runs` runs a side; None when no interval can be
-    drawn (the rank interval below 4 runs a side, without a history to borrow)."""
+    drawn (a single run a side)."""
     quantile = interval_quantile(spread, runs, confidence)
     if quantile is None:
         return None
@@ -113,8 +113,10 @@ def interval_quantile(spread: ExpectedSpread, runs: int, confidence: float) -> f
     from scipy import stats
 
     tail = 1 - (1 - confidence) / 2
-    if spread.borrowable and runs >= 2:
-        return float(stats.t.ppf(tail, runs - 1 + (spread.degrees or 0)))
-    if runs < 2 or interval_rank(runs, runs, confidence) is None:
+    if runs < 2:
         return None
+    if spread.borrowable:
+        return float(stats.t.ppf(tail, runs - 1 + (spread.degrees or 0)))
+    if interval_rank(runs, runs, confidence) is None:  # too few for ranks: the rounds alone, paired
+        return float(stats.t.ppf(tail, runs - 1))
     return float(stats.t.ppf(tail, 2 * runs - 2))
