@@ -8,8 +8,6 @@ class ChangesConfig(AppConfig):
 
     def ready(self) -> None:
         from benchdash.changes.bisects import bisect_after_study_end
-        from benchdash.changes.refresh import refresh_after_study_end
         from benchdash.studies.lifecycle.signals import study_ended
 
-        study_ended.connect(refresh_after_study_end, dispatch_uid="benchdash.changes.refresh_after_study_end")
         study_ended.connect(bisect_after_study_end, dispatch_uid="benchdash.changes.bisect_after_study_end")
