@@ -43,7 +43,7 @@ def test_the_list_draws_each_series_with_a_line_where_its_change_lies(client, me
     assert drawn["layout"]["xaxis"]["categoryarray"] == ["17.0", "17.1", "17.2", "17.3", "17.4"]
     [line] = drawn["layout"]["shapes"]
     assert line["x0"] == 2.5
-    assert drawn["layout"]["annotations"][0]["text"] == "-8.0%"
+    assert drawn["layout"]["annotations"][0]["text"] == f"-8.0% ({official_change.confidence_percent})"
     assert "17.2 → 17.3" in html and ">new<" in html
 
 
