@@ -3,8 +3,9 @@
 A change still found keeps its row, its first-found time and its acknowledgement (its figures are updated); a
 change no longer found is removed; a new one is added. Run by the queue's task `changes_refresh` whenever a series
 changes (a study ends, published results are imported, a study is marked official or not: benchdash/queue/
-changes.py) and by `manage.py refresh_changes`. One refresh at a time (a transaction-level advisory lock): two
-tasks sent at once would otherwise both insert the same new change.
+changes.py) and by `manage.py refresh_changes`. One refresh at a time (a transaction-level advisory lock, taken
+before reading): a refresh that read the series before another change committed could otherwise commit after the
+refresh that change sent, and leave the change out until the next one.
 """
 
 from __future__ import annotations

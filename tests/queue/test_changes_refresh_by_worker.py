@@ -1,6 +1,8 @@
 """Change points kept current by a real worker: marking a study official (or not), importing published results
-and a study's end each send changes_refresh after commit, and the worker stores what changed."""
+and a study's end each send changes_refresh after commit, and the worker stores what changed; with the broker down
+the mark stands and the changes wait for the next refresh."""
 
+import io
 from pathlib import Path
 
 import pytest
@@ -58,3 +60,20 @@ def test_a_studys_end_has_the_worker_recompute_the_change_points(shared_worker):
         send_study_ended_after_commit(study.pk)
     change = wait_for(lambda: ChangePoint.objects.first(), 60, "the worker's refresh")
     assert (change.before_label, change.after_label) == ("17.2", "17.3")
+
+
+def test_a_study_is_marked_official_with_the_broker_down_and_its_changes_wait_for_the_next_refresh(
+    client, member, redis_server, caplog
+):
+    member.user_permissions.add(Permission.objects.get(codename="mark_official"))
+    study = minor_series(STEP, status=Study.Status.DONE)
+    redis_server.stop(keep_data=False)
+    response = client.post(
+        reverse("studies:official", args=[study.pk]), {"official": "true", "confirm": "1", "reason": "three runs"}
+    )
+    assert response.status_code == 302
+    assert Study.objects.get(pk=study.pk).official
+    assert "the broker did not take changes_refresh" in caplog.text
+    assert not ChangePoint.objects.exists()
+    call_command("refresh_changes", stdout=io.StringIO())
+    assert ChangePoint.objects.get().official
