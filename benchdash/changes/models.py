@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build
 from benchdash.studies.models import Scenario, Study
+from benchdash.trends.change_marks import confidence_percent, size_percent
 
 
 class SeriesKind(models.TextChoices):
@@ -72,11 +73,11 @@ class ChangePoint(models.Model):
 
     @property
     def size_percent(self) -> str:
-        return f"{100 * self.size:+.1f}%"
+        return size_percent(self.size)
 
     @property
     def confidence_percent(self) -> str:
-        return f"{100 * self.confidence:.2f}%" if self.confidence < 0.9999 else "> 99.99%"
+        return confidence_percent(self.confidence)
 
     @property
     def is_new(self) -> bool:
