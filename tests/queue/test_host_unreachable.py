@@ -23,6 +23,7 @@ from tests.queue.support import (
     attempt_history,
     background_pid,
     form_data,
+    own_work_dir,
     paced_reference_scenario,
     process_alive,
     register_build,
@@ -121,7 +122,7 @@ def test_a_target_frozen_as_its_run_ends_keeps_the_run_and_the_page_shows_the_wa
     celery_processes.env = {**SHORT_WAITS, **QUICK_NOTICE, "BENCHDASH_HOST_WAIT_LIMIT_S": "120"}
     celery_processes.worker("patient")
     study = queue_study_on(client, host, installed_build)
-    pgbench = wait_for(lambda: background_pid(host.work_dir, "pgbench"), 90, "pgbench to run")
+    pgbench = wait_for(lambda: background_pid(own_work_dir(host), "pgbench"), 90, "pgbench to run")
     wait_for(lambda: not process_alive(pgbench), 30, "pgbench to end", every=0.02)
     thaw = freeze_for(far_target, FREEZE_S)
     frozen_at = time.monotonic()
