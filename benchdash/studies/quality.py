@@ -95,7 +95,7 @@ def _against_preset(study: Study, preset: StudyPreset | None) -> list[QualityChe
             QualityCheck(_("duration"), _seconds(study.duration_s), rule, None),
             QualityCheck(_("scale"), str(study.scale), rule, None),
         ]
-    named = {"preset": preset.name}
+    named = {"preset": preset.display_name}
     return [
         QualityCheck(
             _("duration"),
