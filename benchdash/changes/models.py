@@ -15,6 +15,7 @@ from benchdash.inventory.models import Build
 from benchdash.studies.models import Scenario, Study
 from benchdash.studies.results.tables import VERDICT_LABELS
 from benchdash.studies.results.uncertainty import Verdict
+from benchdash.trends.change_marks import confidence_percent, size_percent
 
 
 class SeriesKind(models.TextChoices):
@@ -75,11 +76,11 @@ class ChangePoint(models.Model):
 
     @property
     def size_percent(self) -> str:
-        return f"{100 * self.size:+.1f}%"
+        return size_percent(self.size)
 
     @property
     def confidence_percent(self) -> str:
-        return f"{100 * self.confidence:.2f}%" if self.confidence < 0.9999 else "> 99.99%"
+        return confidence_percent(self.confidence)
 
     @property
     def is_new(self) -> bool:

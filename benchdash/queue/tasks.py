@@ -21,6 +21,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import close_old_connections, connection
 
 from benchdash.celery import app, host_queue
+from benchdash.changes.refresh import changes_refresh as refresh_change_points
 from benchdash.inventory.host_facts import host_facts_read, host_facts_refresh
 from benchdash.inventory.models import Host
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
@@ -251,6 +252,14 @@ def sweep_work_dirs() -> list[int]:
             (host.pk,), queue=host_queue(host.name), expires=WORK_DIR_SWEEP_EVERY_S, ignore_result=True
         )
     return [host.pk for host in hosts]
+
+
+@shared_task
+def changes_refresh(scenario_ids: list[int] | None = None) -> int:
+    """Recompute the change points of the series of `scenario_ids` (None: every series), after a series changed
+    (benchdash/queue/changes.py); idempotent, so a task sent twice, or run again after a lost worker, does no harm."""
+    close_old_connections()
+    return refresh_change_points(scenario_ids)
 
 
 app.add_periodic_task(WORK_DIR_SWEEP_EVERY_S, sweep_work_dirs.s(), name="sweep-work-dirs")

@@ -24,7 +24,7 @@ every difference. A difference of two runs spreads twice as much as one run, so 
 and pooled with is twice the host's variance, with its degrees of freedom; the pairs have pairs - 1 of their own.
 Runs whose round has no run of the other side are left out of it.
 
-scipy is imported inside the functions that use it: it takes half a second to import, which every process that
+scipy is imported inside the functions that use it: its import is heavy (docs/BENCHMARKS.md), which every process that
 loads the models (a worker, beat, each manage.py command) would otherwise pay at its start.
 """
 
