@@ -10,8 +10,11 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from benchdash.changes.bisection import SAME
 from benchdash.inventory.models import Build
 from benchdash.studies.models import Scenario, Study
+from benchdash.studies.results.tables import VERDICT_LABELS
+from benchdash.studies.results.uncertainty import Verdict
 from benchdash.trends.change_marks import confidence_percent, size_percent
 
 
@@ -156,3 +159,11 @@ class BisectStep(models.Model):
 
     def __str__(self) -> str:
         return f"bisect {self.bisect_id} step {self.number}"
+
+    def verdict_label(self) -> str:
+        """The verdict in the reader's language: a study's (faster, slower, can't tell), or SAME's."""
+        if self.verdict == SAME:
+            return str(_("no difference"))
+        if self.verdict in set(Verdict):
+            return str(VERDICT_LABELS[Verdict(self.verdict)])
+        return self.verdict
