@@ -1,7 +1,8 @@
 # The two commands: `make run` and `make test`. Both set up what is missing first.
 # `make check` is the fast lane: ruff, mypy, the import contracts and the tests that need no servers; it sets up
 # nothing and starts nothing, so it needs the .venv that `make test` made, with the test tools. Its pytest reads the
-# test modules rewritten ahead (tests/rewrite_ahead.py, which rewrites only what changed since): 4 s less collection.
+# test modules rewritten ahead (tests/rewrite_ahead.py, which rewrites only what changed since), so that its
+# collection rewrites none of them.
 .PHONY: run test check setup lint imports need-venv stop bench certs lock
 
 # Settings may live in .env (see .env.example); every step below sees them.
@@ -49,18 +50,18 @@ check: lint imports
 	.venv/bin/pytest -m "not servers" -q
 
 # Four pytest-xdist workers: most of the slow tests wait on real processes (workers, pgbench, timeouts), so four run
-# side by side even on two cores (pytest 564 s against 597 s with three, docs/TESTS.md); each worker has its own test
-# database and Redis db (tests/queue/conftest.py).
+# side by side even on two cores (the figures: docs/TESTS.md); each worker has its own test database and Redis db
+# (tests/queue/conftest.py).
 # worksteal: a worker that runs out takes tests queued behind a long one on another (docs/TESTS.md).
-# lint and imports run beside the suite (20 s of CPU, mostly mypy), at the lowest priority: in a session of their own
+# lint and imports run beside the suite (mypy most of their CPU), at the lowest priority: in a session of their own
 # whose autogroup is niced to 19 (Linux shares the CPU among sessions first, tests/conftest.py), they take only what
 # the suite leaves idle, and no longer slow the four workers' collection at the start; their output comes after the
 # suite's, and either failing fails `make test`.
 # The checkout's own modules are compiled first: where PYTHONDONTWRITEBYTECODE is set, no process writes them, and
-# each of the run's 200 Python processes (Celery workers and beat, gunicorn, manage.py) compiled them again at its
-# start (0.1 s of CPU each). A stale file is never read: Python compares it with its source. Likewise the tests'
+# each of the run's Python processes (Celery workers and beat, gunicorn, manage.py) would compile them again at
+# its start. A stale file is never read: Python compares it with its source. Likewise the tests'
 # modules as pytest rewrites their asserts (tests/rewrite_ahead.py): each worker's collection then reads them, where
-# it rewrote them all itself (collection 13.2 s of CPU a worker, 9.2 s with them, docs/TESTS.md).
+# it would rewrite them all itself (docs/BENCHMARKS.md, "A pytest worker's collection").
 test:
 	@bash deploy/setup.sh test
 	@.venv/bin/python tests/rewrite_ahead.py & rewrite=$$!; \

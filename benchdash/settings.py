@@ -68,8 +68,8 @@ def _package_dir(name: str) -> Path:
 
 # Django Ninja's templates and static files (the API's Swagger page, benchdash/api/v1.py), taken from its package
 # without making it an installed app: every installed app is imported at each process's start, and ninja brings
-# pydantic and django.test (0.15 s of CPU for every Celery worker, beat and manage.py command), where only the web
-# server serves the API.
+# pydantic and django.test into every Celery worker, beat and manage.py command (docs/BENCHMARKS.md), where only the
+# web server serves the API.
 NINJA_DIR = _package_dir("ninja")
 
 MIDDLEWARE = [

@@ -185,7 +185,7 @@ ensure_venv() {
   [ -x "$PY" ] || { say "creating .venv"; "$(venv_python)" -m venv .venv; }
   venv_holds "$lock" requirements-dev.txt && return 0
   say "installing $lock into .venv"
-  # pip brings uv (pinned in the lock), which installs the rest: 26 s against pip's 108 s on a 2-core machine, its
+  # pip brings uv (pinned in the lock), which installs the rest in a fraction of pip's time (docs/TESTS.md), its
   # wheels unpacked and compiled on every core. Every file either installs must match one of the lock's hashes. sync
   # leaves .venv holding the lock and nothing else (but pip: uv keeps the seed packages of a venv it did not make).
   [ -x .venv/bin/uv ] ||

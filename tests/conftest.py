@@ -154,9 +154,9 @@ def tasks_go_nowhere() -> None:
 @pytest.fixture(scope="session", autouse=True)
 def flush_by_delete() -> Iterator[None]:
     """A transactional test's teardown empties the test database with DELETE (tests/flush.py): Django's one TRUNCATE
-    of the 36 tables gives each of them, their indexes and TOAST tables new files, which took 0.34 s on an idle 2-core
-    machine and 1.1 to 1.4 s while the suite loaded it, where deleting a test's few rows took 0.003 s and 0.2 s
-    (bench/flush_truncate_vs_delete.py). A flush that resets sequences still truncates."""
+    of the 36 tables gives each of them, their indexes and TOAST tables new files, many times the time of
+    deleting a test's few rows (bench/flush_truncate_vs_delete.py, docs/BENCHMARKS.md). A flush that resets sequences
+    still truncates."""
     from django.db.backends.postgresql.operations import DatabaseOperations
 
     from tests.flush import delete_flush_sql

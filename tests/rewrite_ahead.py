@@ -2,12 +2,11 @@
 and before `make check`'s pytest.
 
 Where PYTHONDONTWRITEBYTECODE is set (this machine and CI), pytest reads the cached bytecode of a module whose asserts
-it rewrites but never writes it, so each of the four pytest workers rewrote every test module in its collection:
-half of a worker's collection CPU (docs/TESTS.md). pytest checks the cached file against its source's hash (PEP 552),
-so one that no longer matches is rewritten as before, never used; here, a module whose file still matches is left as
-it is, so a later `make check` or `make test` rewrites only what changed. The module is pytest's own: the same
-rewriter, reader, file name and format; a configuration is needed only for the pass hook, which this project leaves
-off.
+it rewrites but never writes it, so each of the four pytest workers rewrote every test module in its collection, the
+largest part of a worker's collection CPU (docs/BENCHMARKS.md). pytest checks the cached file against its source's hash
+(PEP 552), so one that no longer matches is rewritten as before, never used; here, a module whose file still matches is
+left as it is, so a later `make check` or `make test` rewrites only what changed. The module is pytest's own: the same
+rewriter, reader, file name and format; a configuration is needed only for the pass hook, which this project leaves off.
 """
 
 import ast

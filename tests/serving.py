@@ -44,8 +44,8 @@ def production_env(var: Path, **settings: str) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def collected_static(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """What collectstatic writes (hashed names, compressed copies), made once per pytest worker: 3 s of CPU, the
-    most of it compressing plotly.js, and the same for every server."""
+    """What collectstatic writes (hashed names, compressed copies), made once per pytest worker: compressing
+    plotly.js is most of its CPU, and the result is the same for every server."""
     var = tmp_path_factory.mktemp("collected-var")
     manage = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"]
     subprocess.run(manage, cwd=ROOT, env=production_env(var), check=True, timeout=120)

@@ -8,8 +8,10 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.urls import reverse
 
+from benchdash.changes.models import Bisect
 from benchdash.studies.evidence.store import evidence_refresh
 from benchdash.studies.models import Study, Trial
+from benchdash.studies.seed_data import FINDINGS
 from tests.evidence_samples import real_artifacts
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory, StudyFactory, succeeded_runs
 
@@ -23,6 +25,13 @@ HOST_FACTS = {
     "load_average": [0.5, 0.25, 0.1],
     "pgbench": "pgbench (PostgreSQL) 15.14",
     "perf": None,
+    "perf_path": "/usr/bin/perf",
+    "microcode": "0x830107a",
+    "numa_nodes": 2,
+    "locales": ["C", "C.utf8", "ja_JP.utf8"],
+    "boot_time": 1764322345,
+    "work_dir": "/var/tmp/benchdash",
+    "configure": "'--prefix=/usr/local/pgsql' '--with-openssl'",
 }
 
 
@@ -46,10 +55,24 @@ def site_with_everything() -> tuple[dict[str, str], User]:
         "host": reverse("inventory:host_detail", args=[study.db_host_id]),
         "builds": reverse("inventory:builds"),
         "version": reverse("trends:version", args=["14"]),
+        "official confirmation": reverse("studies:official_confirm", args=[study.pk]),
+        "bisect": reverse("changes:bisect", args=[_bisect_of(study).pk]),
         "api tokens": reverse("api_tokens"),
         "password": reverse("password_change"),
     }
-    return pages, member
+    return pages | _published_with_findings(), member
+
+
+def _published_with_findings() -> dict[str, str]:
+    """The page of a published study of each source with findings (data/published_findings.toml)."""
+    published = Study.objects.filter(kind=Study.Kind.PUBLISHED)
+    studies = {source: published.filter(source__contains=source).first() for source in _finding_sources()}
+    return {f"published study of {source}": reverse("studies:detail", args=[study.pk]) for source, study in
+            studies.items() if study}  # fmt: skip
+
+
+def _finding_sources() -> set[str]:
+    return {finding.published_as for finding in FINDINGS}
 
 
 def _measured_study() -> tuple[Study, Trial]:
@@ -68,3 +91,14 @@ def _measured_study() -> tuple[Study, Trial]:
     trial.refresh_from_db()
     evidence_refresh(trial=trial, artifacts=real_artifacts())
     return study, trial
+
+
+def _bisect_of(study: Study) -> Bisect:
+    """A bisect between the study's two builds that could not tell, its one step being the study itself."""
+    old, new = study.builds.order_by("version")
+    bisect = Bisect.objects.create(
+        template=study, scenario=study.scenarios.get(), clients=16, builds=[old.pk, new.pk], high=1,
+        direction="slower", status=Bisect.Status.INCONCLUSIVE,
+    )  # fmt: skip
+    bisect.steps.create(number=1, study=study, low=0, compared=1, verdict="cant_tell")
+    return bisect

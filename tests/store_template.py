@@ -1,11 +1,11 @@
 """One migrated template of the test database, from which each pytest-xdist worker's test database is copied.
 
-Running every migration took each worker 6 to 7 s of CPU in its first database test, the four at once at the start
-of a run. The first worker to need its database now migrates a template, under an advisory lock, and every worker's
-database is created from it (Django's TEST["TEMPLATE"]: CREATE DATABASE ... TEMPLATE), where migrate then finds
-everything applied. The template's name ends in a digest of the migrations and requirements-dev.txt, the lock the
-tests run on (production's packages among its pins): a change to either makes a new one, and this checkout's older
-ones are dropped. A template is renamed into place only once migrated.
+Running every migration in each worker's first database test cost every worker seconds of CPU, the four at once at the
+start of a run. The first worker to need its database now migrates a template, under an advisory lock, and every
+worker's database is created from it (Django's TEST["TEMPLATE"]: CREATE DATABASE ... TEMPLATE), where migrate then finds
+everything applied. The template's name ends in a digest of the migrations and requirements-dev.txt, the lock the tests
+run on (production's packages among its pins): a change to either makes a new one, and this checkout's older ones are
+dropped. A template is renamed into place only once migrated.
 """
 
 import contextlib

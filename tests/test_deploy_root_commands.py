@@ -33,7 +33,7 @@ def run_users_var() -> Iterator[Path]:
     (the first command makes the secret key), builds, media, ssh and make certs's CA and server certificate."""
     accounts()
     if not runs(STORE_USER, ["test", "-r", str(ROOT / "manage.py")]):
-        pytest.skip(f"{STORE_USER} cannot read this checkout, so set-up keeps its var/ root's (README, Set-up)")
+        pytest.skip(f"{STORE_USER} cannot read this checkout, so set-up keeps its var/ root's (docs/SETUP.md)")
     checkout = Path(tempfile.mkdtemp(prefix="benchdash-checkout-"))
     checkout.chmod(0o755)
     var = checkout / "var"

@@ -27,7 +27,7 @@ def a_project(root: Path) -> Path:
 def rewritten_by_pytest(root: Path, modules: list[Path]) -> list[Path]:
     """Which of the modules pytest rewrote in a run in root where no bytecode is written, by its own trace."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DEBUG": "1", "PYTEST_ADDOPTS": ""}
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # none of the installed plugins: 0.5 s a run, not 3
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # none of the installed plugins: a fraction of a run's time
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_sum.py"]
     run = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert "1 passed" in run.stdout, run.stdout + run.stderr

@@ -9,6 +9,8 @@ from contextlib import ExitStack
 from dataclasses import replace
 from functools import partial
 
+from workers.error_kinds import failure_kind_of
+from workers.failure_kind import FailureKind
 from workers.host_lock import HostLockBusy, host_lock
 from workers.host_wait import HostGaveUp, HostPatience, WaitReport, connect_waiting, unheard
 from workers.runner import run_trial, stop_kept_server
@@ -48,13 +50,15 @@ def run_attempt(
             return outcome
     except HostLockBusy as error:
         logger.info("trial %s: %s", spec.trial_id, error)
-        return TrialOutcome(ok=False, error=str(error), host_busy_with=error.holder)
+        return TrialOutcome(ok=False, error=str(error), host_busy_with=error.holder, failure_kind=FailureKind.HOST_BUSY)
     except HostGaveUp as error:
         logger.error("trial %s: %s", spec.trial_id, error)
-        return TrialOutcome(ok=False, error=str(error), host_unreachable=True)
+        return TrialOutcome(
+            ok=False, error=str(error), host_unreachable=True, failure_kind=FailureKind.HOST_UNREACHABLE
+        )
     except Exception as error:
         logger.exception("trial %s failed on its target", spec.trial_id)
-        return TrialOutcome(ok=False, error=f"{type(error).__name__}: {error}")
+        return TrialOutcome(ok=False, error=f"{type(error).__name__}: {error}", failure_kind=failure_kind_of(error))
 
 
 def add_profile(outcome: TrialOutcome, profiled: TrialOutcome) -> None:

@@ -50,6 +50,11 @@ done
 """
 
 
+# Facts that differ between any two readings by nature (free space, load, when the host booted): a comparison of two
+# runs' environments leaves them out, as it would name them every time.
+MOMENTARY_FACTS = frozenset({"disk_free_bytes", "load_average", "boot_time"})
+
+
 def collect_host_facts(transport: Transport, work_dir: str) -> dict[str, object]:
     """The host's facts as a flat JSON-able dict (see the module docstring for what is in it)."""
     output = transport.run(["sh", "-c", _FACTS_SCRIPT, "sh", work_dir], timeout=60, check=False)

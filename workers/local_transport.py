@@ -26,7 +26,6 @@ from workers.transport_base import (
 DEFAULT_LOCAL_USER = "benchdash-clusters"
 # What `sudo -n` says when no sudoers rule lets it run the command without a password.
 _SUDO_NEEDS_A_PASSWORD = b"sudo: a password is required"
-SUDO_REFUSED = "sudo refused to run commands as"
 
 
 def sudo_rule_file(worker_account: str, clusters_account: str) -> str:
@@ -37,13 +36,14 @@ def sudo_rule_file(worker_account: str, clusters_account: str) -> str:
 
 class SudoRefused(TransportError):
     """sudo would not run commands as the clusters' account: the sudoers rule that `make setup` writes is missing.
-    The message starts with SUDO_REFUSED, which the study page recognises and explains in the reader's language."""
+    Its failure kind (workers/error_kinds.py) has the study page explain the fix in the reader's language."""
 
     def __init__(self, account: str) -> None:
         self.account = account
         rule_file = sudo_rule_file(pwd.getpwuid(os.geteuid()).pw_name, account)
         super().__init__(
-            f"{SUDO_REFUSED} {account} without a password: run `make setup` as root; it writes {rule_file}."
+            f"sudo refused to run commands as {account} without a password: run `make setup` as root; "
+            f"it writes {rule_file}."
         )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from contextlib import suppress
 from functools import partial
 
+from workers.failure_kind import FailureKind
 from workers.host_wait import HostPatience, WaitReport, answered_again
 from workers.parallel import concurrently
 from workers.pgbench import PgbenchOutputError, parse_pgbench_output
@@ -124,6 +125,7 @@ class PgbenchRun:
         cause = repeating_cause(result.stderr.decode("utf-8", "replace"), SCRIPT_CAUSES)
         if not self.outcome.ok and cause is not None:
             self.outcome.deterministic, self.outcome.error = True, f"{self.outcome.error} ({REPEATS}): {cause}"
+            self.outcome.failure_kind = FailureKind.CAUSE_REPEATS
 
     def read_result(self, result: CommandResult, pgbench: str) -> None:
         try:
@@ -135,6 +137,7 @@ class PgbenchRun:
             )
         except PgbenchOutputError as error:
             self.outcome.error = f"{error} (exit status {result.exit_status})"
+            self.outcome.failure_kind = FailureKind.PGBENCH_FAILED
             return
         self.outcome.artifacts["progress"] = json.dumps(parsed.to_dict()["progress"]).encode()
         outcome = self.outcome
@@ -144,6 +147,7 @@ class PgbenchRun:
         outcome.pgbench_version = parsed.pgbench_version or self.version(pgbench)
         reason = parsed.failure_reason()
         outcome.ok, outcome.error = reason is None, reason or ""
+        outcome.failure_kind = None if reason is None else FailureKind.PGBENCH_FAILED
         if parsed.scaling_factor is not None and parsed.scaling_factor != self.spec.scale:
             outcome.notes.append(
                 f"pgbench reports scaling factor {parsed.scaling_factor}, the study says {self.spec.scale}"

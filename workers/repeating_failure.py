@@ -3,7 +3,8 @@
 A server that cannot start for its configuration or its memory (shared memory it cannot map, a value it refuses),
 a build that misses a library, a custom script pgbench cannot read: nothing changes between attempts, so the
 trial fails at its first with PostgreSQL's (or pgbench's) own message and its HINT and DETAIL lines
-(TrialOutcome.deterministic). A failure not listed here (a crash, a lost connection, a timeout) is tried again.
+(TrialOutcome.deterministic, failure kind CAUSE_REPEATS). A failure not listed here (a crash, a lost connection, a
+timeout) is tried again.
 
 Pure functions over the text a server log or pgbench's stderr holds.
 """
@@ -33,7 +34,7 @@ SCRIPT_CAUSES = (
     "invalid command",
     "missing argument",
 )
-# In the error of every trial these end: "Run the failed trials again" looks for it (studies/lifecycle/services.py).
+# In the error of every trial these end, for the reader; what decides is the failure kind (CAUSE_REPEATS).
 REPEATS = "its cause repeats"
 _SEVERITY = re.compile(r"\b(FATAL|PANIC|ERROR|LOG|error):\s+")
 _FOLLOWING = re.compile(r"\b(HINT|DETAIL):\s+")

@@ -49,7 +49,9 @@ from workers.collectors import (
     missing_tool_notes,
 )
 from workers.cpu_set import CpuSetError, cpu_list_text
+from workers.error_kinds import failure_kind_of
 from workers.facts import collect_host_facts
+from workers.failure_kind import FailureKind
 from workers.host_wait import HostGaveUp, HostPatience, WaitReport, answered_again, unheard
 from workers.initdb_options import InitdbOptionUnknown
 from workers.parallel import concurrently
@@ -87,7 +89,7 @@ def run_trial(
         run.execute()
     except (TrialCancelled, CommandStopped) as stopped:
         run.cancelled = True
-        run.outcome.error = f"cancelled during {run.step_name}"
+        run.outcome.error, run.outcome.failure_kind = f"cancelled during {run.step_name}", FailureKind.CANCELLED
         if isinstance(stopped, CommandStopped):
             run.outcome.notes.append(str(stopped))
     except Exception as error:  # whatever a target did, it becomes the outcome
@@ -98,7 +100,7 @@ def run_trial(
         repeats = RefusedSetting | ServerCannotStart | InitdbOptionUnknown | CpuSetError
         run.outcome.deterministic = isinstance(error, repeats)
         run.outcome.ok = False
-        run.outcome.error = f"{type(error).__name__}: {error}"
+        run.outcome.error, run.outcome.failure_kind = f"{type(error).__name__}: {error}", failure_kind_of(error)
     finally:
         run.clean_up()
         run.outcome.timings["total"] = round(time.monotonic() - started, 3)

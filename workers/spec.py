@@ -10,6 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from workers.failure_kind import FailureKind
 from workers.initdb_options import InitdbOptions
 
 
@@ -162,6 +163,8 @@ class TrialOutcome:
     # The DB host runs a trial of another installation, this id's (workers/host_lock.py): the attempt did nothing
     # there, and the trial waits for the host, as for one that runs another study's trial.
     host_busy_with: str = ""
+    # What kind of failure it was (None when ok), set where the failure is known: nothing reads `error` to decide.
+    failure_kind: FailureKind | None = None
     tps: float | None = None
     tps_including_connections: float | None = None
     latency_avg_ms: float | None = None

@@ -13,6 +13,6 @@ def coefficient_of_variation(runs: Sequence[float]) -> float | None:
     mean = math.fsum(runs) / len(runs)
     if not mean:
         return None
-    # statistics.stdev's exact fractions took 1 ms for a cell of 1,250 runs, 20 ms for a study page; fsum is as exact
-    # for data like these (TPS, microseconds) and six times faster.
+    # statistics.stdev computes in exact fractions, slow on a cell of many runs and a page of many cells; fsum is as
+    # exact for data like these (TPS, microseconds) and much faster (docs/BENCHMARKS.md).
     return math.sqrt(math.fsum((run - mean) ** 2 for run in runs) / (len(runs) - 1)) / mean

@@ -115,6 +115,7 @@ class TrialOut(BaseModel):
     started_at: datetime | None
     finished_at: datetime | None
     error: str
+    failure_kind: str  # studies.FailureKind, empty while none failed: what the error's words never decide
     notes: str
 
 

@@ -12,6 +12,7 @@ from benchdash.studies.evidence.store import evidence_rows, perf_profiles
 from benchdash.studies.evidence.table_health import study_table_health
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.settings_diff import ENGINE_OWN
+from workers.facts import MOMENTARY_FACTS
 
 # What a trial's environment is, besides its settings: the versions it ran and the DB host's facts.
 ENVIRONMENT_FIELDS = ("server_version", "pgbench_version")
@@ -110,4 +111,5 @@ def _environment(trial: Trial | None) -> dict[str, str]:
         return {}
     facts: dict[str, Any] = trial.host_facts or {}
     found = {name: str(getattr(trial, name)) for name in ENVIRONMENT_FIELDS if getattr(trial, name)}
-    return found | {f"host {name}": str(value) for name, value in facts.items() if not isinstance(value, dict | list)}
+    lasting = {name: value for name, value in facts.items() if name not in MOMENTARY_FACTS}
+    return found | {f"host {name}": str(value) for name, value in lasting.items() if not isinstance(value, dict | list)}

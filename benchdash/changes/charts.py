@@ -16,17 +16,19 @@ from django.utils.translation import gettext as _
 from benchdash.inventory.models import version_sort_key
 from benchdash.studies.results.charts import PALETTE
 from benchdash.studies.results.compare import Point
-
-UP, DOWN = "#2b8a3e", "#c92a2a"
+from benchdash.trends.change_marks import confidence_percent, size_percent
+from benchdash.trends.charts import DOWN, UP, change_line
 
 
 @dataclass(frozen=True)
 class Marked:
-    """A change to mark: the label it lies before, its size (mean after / before - 1), whether it is new."""
+    """A change to mark: the label it lies before, its size (mean after / before - 1), whether it is new, its
+    confidence (1 - p) where known."""
 
     after_label: str
     size: float
     new: bool = True
+    confidence: float | None = None
 
 
 def series_figure(labels: Sequence[str], values: Sequence[float], changes: Iterable[Marked], *, y_title: str) -> dict:
@@ -52,26 +54,15 @@ def _layout(categories: list[str], changes: Iterable[Marked], *, y_title: str, l
         "xaxis": {"type": "category", "categoryorder": "array", "categoryarray": categories},
         "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},
         "showlegend": legend,
-        "shapes": [_change_line(categories.index(change.after_label), change) for change in marked],
+        "shapes": [
+            change_line(categories.index(change.after_label), change.size, "dash" if change.new else "dot")
+            for change in marked
+        ],
         "annotations": [
             _change_note(categories.index(label), change, stacked)
             for label, group in at_label.items()
             for stacked, change in enumerate(group)
         ],
-    }
-
-
-def _change_line(position: int, change: Marked) -> dict:
-    line = {"color": UP if change.size > 0 else DOWN, "dash": "dash" if change.new else "dot", "width": 2}
-    return {
-        "type": "line",
-        "xref": "x",
-        "yref": "paper",
-        "x0": position - 0.5,
-        "x1": position - 0.5,
-        "y0": 0,
-        "y1": 1,
-        "line": line,
     }
 
 
@@ -84,9 +75,13 @@ def _change_note(position: int, change: Marked, stacked: int = 0) -> dict:
         "yref": "paper",
         "yanchor": "bottom",
         "showarrow": False,
-        "text": f"{100 * change.size:+.1f}%",
+        "text": size_percent(change.size) + _confidence_text(change),
         "font": {"color": UP if change.size > 0 else DOWN},
     }
+
+
+def _confidence_text(change: Marked) -> str:
+    return "" if change.confidence is None else f" ({confidence_percent(change.confidence)})"
 
 
 def minor_series_figure(points: Iterable[Point], baseline_build_id: int | None, changes: Iterable[Marked]) -> dict:

@@ -7,6 +7,8 @@ that is given must be good.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.syndication.views import Feed
@@ -46,7 +48,12 @@ def _unauthorized() -> HttpResponse:
 
 
 class NewChangesFeed(Feed):
+    """Valid by RFC 4287: Atom1Feed writes the feed's id, title, updated and links, each entry's id, title and
+    alternate link; an entry's updated is when the change was first found (Django writes none from a pubdate alone),
+    and the feed names its author (else every entry must)."""
+
     feed_type = Atom1Feed
+    author_name = "benchdash"
     title = _("benchdash: new changes in official series")
     subtitle = _("Change points found in the official trends and official studies, not yet acknowledged.")
     link = reverse_lazy("changes:list")
@@ -71,5 +78,8 @@ class NewChangesFeed(Feed):
     def item_link(self, item: ChangePoint) -> str:
         return reverse("changes:detail", args=[item.pk])
 
-    def item_pubdate(self, item: ChangePoint):
+    def item_pubdate(self, item: ChangePoint) -> datetime:
+        return item.found_at
+
+    def item_updateddate(self, item: ChangePoint) -> datetime:
         return item.found_at

@@ -10,8 +10,12 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from benchdash.changes.bisection import SAME
 from benchdash.inventory.models import Build
 from benchdash.studies.models import Scenario, Study
+from benchdash.studies.results.tables import VERDICT_LABELS
+from benchdash.studies.results.uncertainty import Verdict
+from benchdash.trends.change_marks import confidence_percent, size_percent
 
 
 class SeriesKind(models.TextChoices):
@@ -72,11 +76,11 @@ class ChangePoint(models.Model):
 
     @property
     def size_percent(self) -> str:
-        return f"{100 * self.size:+.1f}%"
+        return size_percent(self.size)
 
     @property
     def confidence_percent(self) -> str:
-        return f"{100 * self.confidence:.2f}%" if self.confidence < 0.9999 else "> 99.99%"
+        return confidence_percent(self.confidence)
 
     @property
     def is_new(self) -> bool:
@@ -155,3 +159,11 @@ class BisectStep(models.Model):
 
     def __str__(self) -> str:
         return f"bisect {self.bisect_id} step {self.number}"
+
+    def verdict_label(self) -> str:
+        """The verdict in the reader's language: a study's (faster, slower, can't tell), or SAME's."""
+        if self.verdict == SAME:
+            return str(_("no difference"))
+        if self.verdict in set(Verdict):
+            return str(VERDICT_LABELS[Verdict(self.verdict)])
+        return self.verdict

@@ -38,7 +38,7 @@ def change_figure(change: ChangePoint, others: Iterable[ChangePoint] = ()) -> di
 
 
 def marked(change: ChangePoint) -> Marked:
-    return Marked(change.after_label, change.size, change.is_new)
+    return Marked(change.after_label, change.size, change.is_new, change.confidence)
 
 
 def y_title(change: ChangePoint) -> str:

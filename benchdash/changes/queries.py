@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from benchdash.changes.models import ChangePoint, SeriesKind
 from benchdash.changes.series import HostStudy, Series, host_series, study_series, trend_series
 from benchdash.studies.models import Study, StudyPoint
 from benchdash.studies.results.queries import points_of
+from benchdash.trends.change_marks import ChangeMark
 from benchdash.trends.queries import trends_data
 
 
@@ -26,3 +30,9 @@ def finished_measured_studies() -> list[HostStudy]:
         .values_list("pk", "db_host__name", "duration_s", "scale", "official")
     )
     return [HostStudy(*row) for row in rows]
+
+
+def index_change_marks(sender: Any, scenario_id: int, **kwargs: Any) -> list[ChangeMark]:
+    """The receiver of change_marks_wanted: the changes in the scenario's official index, for its chart."""
+    changes = ChangePoint.objects.filter(series_kind=SeriesKind.TREND, scenario_id=scenario_id).order_by("index")
+    return [ChangeMark(c.before_label, c.after_label, c.size, c.confidence) for c in changes]

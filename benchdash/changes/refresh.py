@@ -1,26 +1,25 @@
 """Recomputing the change points of every series, and keeping the stored ones in step (`changes_refresh`).
 
 A change still found keeps its row, its first-found time and its acknowledgement (its figures are updated); a
-change no longer found is removed; a new one is added. Called when a study ends (study_ended, after commit,
-like the other post-commit refreshes) and by `manage.py refresh_changes`.
+change no longer found is removed; a new one is added. Run by the queue's task `changes_refresh` whenever a series
+changes (a study ends, published results are imported, a study is marked official or not: benchdash/queue/
+changes.py) and by `manage.py refresh_changes`. One refresh at a time (a transaction-level advisory lock, taken
+before reading): a refresh that read the series before another change committed could otherwise commit after the
+refresh that change sent, and leave the change out until the next one.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from benchdash.changes.detection import Change, find_changes
 from benchdash.changes.models import ChangePoint
 from benchdash.changes.queries import all_series
 from benchdash.changes.series import Series, Side
 from benchdash.inventory.models import Build
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -34,22 +33,25 @@ def detect(series: Iterable[Series]) -> list[Found]:
     return [Found(one, change) for one in series for change in find_changes(one.values, one.labels)]
 
 
-def changes_refresh() -> int:
-    """Recompute and store every series' change points; returns how many there are now."""
-    found = detect(all_series())
-    builds = _builds_by_study_and_version(found)
+# The key of the advisory lock that makes refreshes take turns (any constant no other lock of the store uses).
+REFRESH_LOCK = 4_300_005
+
+
+def changes_refresh(scenario_ids: Collection[int] | None = None) -> int:
+    """Recompute and store the change points of the series of `scenario_ids` (None: every series); returns how many
+    changes those series have now."""
     with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [REFRESH_LOCK])
+        series = [one for one in all_series() if scenario_ids is None or one.scenario_id in scenario_ids]
+        found = detect(series)
+        builds = _builds_by_study_and_version(found)
         kept = [_store(item, builds).pk for item in found]
-        ChangePoint.objects.exclude(pk__in=kept).delete()
+        stored = ChangePoint.objects.all()
+        if scenario_ids is not None:
+            stored = stored.filter(scenario_id__in=scenario_ids)
+        stored.exclude(pk__in=kept).delete()
     return len(kept)
-
-
-def refresh_after_study_end(sender: Any, study_id: int, **kwargs: Any) -> None:
-    """The receiver of study_ended: a failed refresh is logged and never spoils the study's end."""
-    try:
-        changes_refresh()
-    except Exception:  # noqa: BLE001 (Signal.send would skip the receivers after this one: the queue's clean-up)
-        logger.exception("change points were not refreshed after study %s ended", study_id)
 
 
 def _store(item: Found, builds: dict[tuple[int, str], int]) -> ChangePoint:

@@ -16,9 +16,14 @@ FACT_LABELS = {
     "cores_per_socket": _("cores per socket"),
     "cpu_threads": _("threads"),
     "threads_per_core": _("threads per core"),
+    "numa_nodes": _("NUMA nodes"),
+    "microcode": _("CPU microcode"),
     "memory_bytes": _("memory"),
     "kernel": _("kernel"),
     "os_release": _("OS"),
+    "boot_time": _("booted (seconds since the epoch)"),
+    "locales": _("locales"),
+    "work_dir": _("work directory"),
     "fs_type": _("filesystem"),
     "mount_point": _("mount point"),
     "mount_options": _("mount options"),
@@ -34,7 +39,13 @@ FACT_LABELS = {
     "pgbench": _("pgbench"),
     "sar": _("sar"),
     "perf": _("perf"),
+    "pgbench_path": _("pgbench path"),
+    "sar_path": _("sar path"),
+    "perf_path": _("perf path"),
     "tools": _("tools"),
+    "configure": _("configure options (pg_config)"),
+    "symbols": _("server symbols (what perf can name)"),
+    "client_host": _("pgbench host"),
 }
 BYTE_FACTS = frozenset({"memory_bytes", "disk_free_bytes", "disk_size_bytes"})
 MISSING = _("not found")

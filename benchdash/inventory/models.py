@@ -102,7 +102,9 @@ class Host(models.Model):
         facts = self.facts or {}
         model = facts.get("cpu_model", "")
         threads = facts.get("cpu_threads")
-        return f"{model} ({threads} threads)" if model and threads else model
+        if not (model and threads):
+            return model
+        return _("%(model)s (%(threads)s threads)") % {"model": model, "threads": threads}
 
 
 _VERSION_RE = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?")

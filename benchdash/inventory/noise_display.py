@@ -18,6 +18,8 @@ VERDICTS = {
     "noisy": _("Noisy: other work on the host now; expect a wide spread and more runs before a verdict."),
     "unknown": _("Not checked: the check could not run on the host."),
 }
+# A verdict in a word, for a table cell (the study's quality against the rules).
+VERDICT_WORDS = {"quiet": _("quiet"), "some_noise": _("some noise"), "noisy": _("noisy"), "unknown": _("not checked")}
 FINDINGS = {
     "governor": _("CPU frequency governor %(governors)s, not performance: the clock follows the load."),
     "turbo": _("Turbo boost on: the clock depends on temperature and on how many cores are busy."),

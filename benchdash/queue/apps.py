@@ -8,11 +8,14 @@ class QueueConfig(AppConfig):
 
     def ready(self) -> None:
         from benchdash.inventory.host_facts import host_facts_wanted
+        from benchdash.queue.changes import send_changes_refresh
         from benchdash.queue.dispatch import send_trial_task
         from benchdash.queue.host_facts import send_read_host_facts
         from benchdash.queue.study_end import send_clear_study_clusters
-        from benchdash.studies.lifecycle.signals import study_ended, trial_due
+        from benchdash.studies.lifecycle.signals import series_changed, study_ended, trial_due
 
         trial_due.connect(send_trial_task, dispatch_uid="benchdash.queue.send_trial_task")
         study_ended.connect(send_clear_study_clusters, dispatch_uid="benchdash.queue.send_clear_study_clusters")
         host_facts_wanted.connect(send_read_host_facts, dispatch_uid="benchdash.queue.send_read_host_facts")
+        study_ended.connect(send_changes_refresh, dispatch_uid="benchdash.queue.send_changes_refresh")
+        series_changed.connect(send_changes_refresh, dispatch_uid="benchdash.queue.send_changes_refresh_series")

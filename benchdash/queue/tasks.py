@@ -21,6 +21,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import close_old_connections, connection
 
 from benchdash.celery import app, host_queue
+from benchdash.changes.refresh import changes_refresh as refresh_change_points
 from benchdash.inventory.host_facts import host_facts_read, host_facts_refresh
 from benchdash.inventory.models import Host
 from benchdash.queue.heartbeat import AttemptWatch, heartbeat
@@ -38,6 +39,7 @@ from benchdash.studies.lifecycle.specs import cancelled_trial_spec, host_spec, t
 from benchdash.studies.lifecycle.storage_room import storage_no_room
 from benchdash.studies.models import Trial
 from workers.attempt import run_attempt, stop_server_kept_for
+from workers.failure_kind import FailureKind
 from workers.host_wait import HostPatience
 from workers.preflight import check_host
 from workers.spec import HostSpec, TrialOutcome
@@ -205,11 +207,14 @@ def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:
         logger.error("trial %s: the artifact storage could not keep attempt %s: %s", trial.pk, trial.attempts, error)
         size = sum(len(data) for data in outcome.artifacts.values())
         unkept = f"the store could not keep the outcome: {error}"
-        reason = storage_no_room(study_id=trial.study_id, outcome_size=size) or unkept
-        return with_store_retry(lambda: trial_fail_for_storage(trial=trial, reason=reason), "stop the study")
+        no_room = storage_no_room(study_id=trial.study_id, outcome_size=size)
+        kind = FailureKind.STORE_FAILED if no_room is None else FailureKind.STORAGE_FULL
+        stop = partial(trial_fail_for_storage, trial=trial, reason=no_room or unkept, kind=kind)
+        return with_store_retry(stop, "stop the study")
     except Exception as error:
         logger.exception("trial %s: the store could not keep the outcome of attempt %s", trial.pk, trial.attempts)
-        failed = TrialOutcome(ok=False, error=f"the store could not keep the outcome: {type(error).__name__}: {error}")
+        unkept = f"the store could not keep the outcome: {type(error).__name__}: {error}"
+        failed = TrialOutcome(ok=False, error=unkept, failure_kind=FailureKind.STORE_FAILED)
         return with_store_retry(lambda: trial_finish(trial=trial, outcome=failed), "store the failure")
 
 
@@ -251,6 +256,14 @@ def sweep_work_dirs() -> list[int]:
             (host.pk,), queue=host_queue(host.name), expires=WORK_DIR_SWEEP_EVERY_S, ignore_result=True
         )
     return [host.pk for host in hosts]
+
+
+@shared_task
+def changes_refresh(scenario_ids: list[int] | None = None) -> int:
+    """Recompute the change points of the series of `scenario_ids` (None: every series), after a series changed
+    (benchdash/queue/changes.py); idempotent, so a task sent twice, or run again after a lost worker, does no harm."""
+    close_old_connections()
+    return refresh_change_points(scenario_ids)
 
 
 app.add_periodic_task(WORK_DIR_SWEEP_EVERY_S, sweep_work_dirs.s(), name="sweep-work-dirs")

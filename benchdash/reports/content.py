@@ -83,7 +83,7 @@ def procedure_steps(study: Study) -> list[Step]:
         return [levels, Step(_("repetitions"), repetitions), *notes]
     steps = [levels, *study_steps(study), *(settings if study.pg_settings else [])]
     for procedure in scenario_procedures(study, study.scenarios.order_by("slug")):
-        steps += [Step(f"{procedure.scenario.name}: {step.name}", step.value) for step in procedure.steps]
+        steps += [Step(f"{procedure.scenario.display_name}: {step.name}", step.value) for step in procedure.steps]
     return steps
 
 

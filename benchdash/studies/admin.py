@@ -250,7 +250,7 @@ class AttemptInline(admin.TabularInline):
 
     model = Attempt
     extra = 0
-    fields = readonly_fields = ("number", "worker", "result", "started_at", "finished_at", "error")
+    fields = readonly_fields = ("number", "worker", "result", "started_at", "finished_at", "failure_kind", "error")
     can_delete = False
 
     def has_add_permission(self, request: HttpRequest, obj: Trial | None = None) -> bool:
@@ -270,7 +270,7 @@ class TrialAdmin(admin.ModelAdmin):
         "tps",
         "attempts",
     ]
-    list_filter = ["status", "published", "scenario", "build", "study__year"]
+    list_filter = ["status", "failure_kind", "published", "scenario", "build", "study__year"]
     search_fields = ["study__title", "command", "error", "notes"]
     list_select_related = ["study", "build", "scenario"]
     raw_id_fields = ["study"]

@@ -27,7 +27,8 @@ _TRIGGERS_SQL = ", ".join(f"chr({ord(trigger)})" for trigger in FORMULA_TRIGGERS
 class InertText(Func):
     """A text cell, with a leading apostrophe when it starts like a spreadsheet formula: csv_cells.inert() in SQL."""
 
-    # left(..., 1) IN (...) rather than a regular expression, which took a quarter of the file's time.
+    # left(..., 1) IN (...) rather than a regular expression: it runs on five text cells of every row, where a regular
+    # expression was a large share of the file's time (docs/BENCHMARKS.md).
     template = (
         f"CASE WHEN left(%(expressions)s, 1) IN ({_TRIGGERS_SQL}) THEN '''' || %(expressions)s ELSE %(expressions)s END"
     )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from benchdash.inventory.noise_display import VERDICT_WORDS
 from benchdash.studies.lifecycle.noise import study_noise_checks
 from benchdash.studies.models import Study, StudyPreset, Trial
 from benchdash.studies.results.compare import Point
@@ -73,24 +74,32 @@ def _noise_check(study: Study) -> QualityCheck:
     verdicts = [(host, report.get("verdict") or "") for host, report in checks]
     met = all(verdict in ("quiet", "some_noise") for _host, verdict in verdicts)
     if len(verdicts) == 1:
-        value = verdicts[0][1] or "—"
+        value = _verdict_word(verdicts[0][1])
     else:
-        value = ", ".join(f"{host.name if host else '—'}: {verdict or '—'}" for host, verdict in verdicts)
+        value = ", ".join(f"{host.name if host else '—'}: {_verdict_word(verdict)}" for host, verdict in verdicts)
     return QualityCheck(_("noise check of the DB host"), value, _("not noisy"), met)
+
+
+def _verdict_word(verdict: str) -> str:
+    return str(VERDICT_WORDS.get(verdict, verdict or "—"))
+
+
+def _seconds(seconds: int) -> str:
+    return _("%(seconds)s s") % {"seconds": seconds}
 
 
 def _against_preset(study: Study, preset: StudyPreset | None) -> list[QualityCheck]:
     if preset is None:
         rule = _("no preset runs these scenarios")
         return [
-            QualityCheck(_("duration"), f"{study.duration_s} s", rule, None),
+            QualityCheck(_("duration"), _seconds(study.duration_s), rule, None),
             QualityCheck(_("scale"), str(study.scale), rule, None),
         ]
-    named = {"preset": preset.name}
+    named = {"preset": preset.display_name}
     return [
         QualityCheck(
             _("duration"),
-            f"{study.duration_s} s",
+            _seconds(study.duration_s),
             _("at least %(preset)s's %(value)s s") % {**named, "value": preset.duration_s},
             study.duration_s >= preset.duration_s,
         ),

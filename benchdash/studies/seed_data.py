@@ -24,6 +24,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "prewarm": tuple(Prewarm),
     "run_order": tuple(RunOrder),
 }
+FINDING_TABLES = {"sources", "finding", "japanese"}
 TYPE_NAMES = {
     str: "a string",
     int: "an integer",
@@ -48,6 +49,8 @@ class ScenarioPreset:
     name: str
     description: str
     source: str
+    name_ja: str = ""
+    description_ja: str = ""
     builtin: str = ""
     script: str = ""
     scale: int = 2000
@@ -80,6 +83,7 @@ class StudyPresetData:
     duration_s: int = 60
     # What the seed compares besides builds, as the vary box takes it; empty: builds only.
     vary: str = ""
+    name_ja: str = ""
 
 
 @dataclass(frozen=True)
@@ -130,12 +134,18 @@ def load_presets(path: Path) -> tuple[tuple[ScenarioPreset, ...], tuple[StudyPre
 
 def load_findings(path: Path) -> tuple[Finding, ...]:
     """The file's [[finding]] entries, each with the title its seed has in [sources]."""
-    document = _read_document(path, {"sources", "finding"})
+    document = _read_document(path, FINDING_TABLES)
     sources = {
         seed: _entry_of(SeedSource, source, f"{_shown(path)}, [sources.{seed!r}]")
         for seed, source in _of_type(dict, document.get("sources", {}), f"{_shown(path)}: [sources]").items()
     }
     return _entries(path, document, "finding", Finding, lambda item: _source_fields(sources, item))
+
+
+def load_finding_words(path: Path) -> dict[str, str]:
+    """The file's [japanese] table: each English text of a finding, or a source's title, and its Japanese."""
+    table = _of_type(dict, _read_document(path, FINDING_TABLES).get("japanese", {}), f"{_shown(path)}: [japanese]")
+    return {english: _of_type(str, japanese, f"[japanese] {english!r}") for english, japanese in table.items()}
 
 
 def _read_document(path: Path, tables: set[str]) -> dict[str, Any]:
@@ -245,3 +255,4 @@ def _check_choices(values: Mapping[str, Any]) -> None:
 SCENARIOS, STUDY_PRESETS = load_presets(DATA_DIR / "presets.toml")
 VARIANT_SCENARIOS, VARIANT_PRESETS = load_presets(DATA_DIR / "variant_presets.toml")
 FINDINGS = load_findings(DATA_DIR / "published_findings.toml")
+FINDING_WORDS = load_finding_words(DATA_DIR / "published_findings.toml")

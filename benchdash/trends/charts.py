@@ -13,7 +13,10 @@ from benchdash.inventory.models import version_sort_key
 from benchdash.studies.models import Statistic
 from benchdash.studies.results.charts import PALETTE, tps_by_clients_figure
 from benchdash.studies.results.compare import Point
+from benchdash.trends.change_marks import ChangeMark, confidence_percent, size_percent
 from benchdash.trends.index import INDEX_START, IndexPoint
+
+UP, DOWN = "#2b8a3e", "#c92a2a"
 
 
 @dataclass(frozen=True)
@@ -24,9 +27,16 @@ class MatrixTrace:
     values: list[tuple[str, float]]
 
 
-def index_figure(points: Sequence[IndexPoint], *, title: str = "", matrices: Sequence[MatrixTrace] = ()) -> dict:
+def index_figure(
+    points: Sequence[IndexPoint],
+    *,
+    title: str = "",
+    matrices: Sequence[MatrixTrace] = (),
+    changes: Sequence[ChangeMark] = (),
+) -> dict:
     """The chained version index: one line per segment, so the line breaks where no study links two versions;
-    and each official version matrix as one dashed line of its own.
+    and each official version matrix as one dashed line of its own; a dashed vertical line before each change's
+    version, with its size and confidence above it and in the hover of a triangle on its point.
 
     x is categorical in version order; each point's hover names the study that measured the link reaching it.
     """
@@ -37,6 +47,9 @@ def index_figure(points: Sequence[IndexPoint], *, title: str = "", matrices: Seq
     traces += [_matrix_trace(number, matrix) for number, matrix in enumerate(matrices, start=len(segments) + 1)]
     matrix_versions = {version for matrix in matrices for version, _value in matrix.values}
     versions = sorted({point.version for point in points} | matrix_versions, key=version_sort_key)
+    marked = [change for change in changes if change.after_label in versions]
+    if marked:
+        traces.append(_changes_trace(marked, {point.version: point.index for point in points}))
     layout = {
         "title": {"text": title, "font": {"size": 15}},
         "xaxis": {
@@ -56,14 +69,18 @@ def index_figure(points: Sequence[IndexPoint], *, title: str = "", matrices: Seq
                 "y0": INDEX_START,
                 "y1": INDEX_START,
                 "line": {"color": "#adb5bd", "width": 1, "dash": "dot"},
-            }
+            },
+            *(change_line(versions.index(change.after_label), change.size) for change in marked),
         ],
         "showlegend": len(segments) + len(matrices) > 1,
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
         "margin": {"l": 70, "r": 20, "t": 70 if title else 40, "b": 50},
         "annotations": [
-            _break_annotation(segment[0], versions.index(segment[0].version))
-            for _number, segment in sorted(segments.items())[1:]
+            *(
+                _break_annotation(segment[0], versions.index(segment[0].version))
+                for _number, segment in sorted(segments.items())[1:]
+            ),
+            *(_change_note(versions.index(change.after_label), change) for change in marked),
         ],
         "hovermode": "closest",
     }
@@ -152,4 +169,62 @@ def _break_annotation(first: IndexPoint, position: int) -> dict:
         "ax": 0,
         "ay": 40,
         "font": {"size": 11, "color": "#616e7c"},
+    }
+
+
+def change_line(position: int, size: float, dash: str = "dash") -> dict:
+    """A vertical line half a category before `position` (between the change's label and the one before), green
+    for a rise, red for a fall. By category position: plotly reads a category name such as "9.4" as a number."""
+    return {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": position - 0.5,
+        "x1": position - 0.5,
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": UP if size > 0 else DOWN, "width": 2, "dash": dash},
+    }
+
+
+def _change_note(position: int, change: ChangeMark) -> dict:
+    return {
+        "x": position - 0.5,
+        "y": 1,
+        "xref": "x",
+        "yref": "paper",
+        "yanchor": "bottom",
+        "showarrow": False,
+        "text": f"{size_percent(change.size)} ({confidence_percent(change.confidence)})",
+        "font": {"size": 11, "color": UP if change.size > 0 else DOWN},
+    }
+
+
+def _changes_trace(marked: Sequence[ChangeMark], indexed: dict[str, float]) -> dict:
+    """A triangle on each change's version whose hover names the change; at the chart's top where the index has no
+    point of that version (a version matrix's own)."""
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": _("change points"),
+        "x": [change.after_label for change in marked],
+        "y": [round(indexed.get(change.after_label, INDEX_START), 2) for change in marked],
+        "hovertext": [_change_hover(change) for change in marked],
+        "hoverinfo": "text",
+        "marker": {
+            "size": 14,
+            "symbol": ["triangle-up-open" if change.size > 0 else "triangle-down-open" for change in marked],
+            "color": [UP if change.size > 0 else DOWN for change in marked],
+            "line": {"width": 2},
+        },
+        "showlegend": False,
+    }
+
+
+def _change_hover(change: ChangeMark) -> str:
+    return _("change %(before)s → %(after)s: %(size)s, confidence %(confidence)s") % {
+        "before": escape(change.before_label),
+        "after": escape(change.after_label),
+        "size": size_percent(change.size),
+        "confidence": confidence_percent(change.confidence),
     }

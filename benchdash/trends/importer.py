@@ -23,6 +23,7 @@ from typing import Any
 from django.db import transaction
 
 from benchdash.inventory.models import Build, version_sort_key
+from benchdash.studies.lifecycle.signals import send_series_changed_after_commit
 from benchdash.studies.models import Scenario, Study, Trial, Variant
 from benchdash.studies.results.store import points_refresh
 from benchdash.trends.encodings import EncodingRejected, decode_csv_bytes
@@ -289,7 +290,8 @@ def _import_study(rows: list[PublishedRow], scenarios: dict[str, Scenario], summ
 
 
 def import_published_results(*, data: bytes, encoding: str | None = None) -> ImportSummary:
-    """Import a published-results CSV (bytes as read from the file) in one transaction."""
+    """Import a published-results CSV (bytes as read from the file) in one transaction; once it commits, the change
+    points of the scenarios it added figures to are recomputed (series_changed)."""
     scenarios = Scenario.objects.in_bulk(field_name="slug")
     rows = read_published_rows(decode_csv(data, encoding), set(scenarios))
     by_study: dict[str, list[PublishedRow]] = {}
@@ -299,4 +301,6 @@ def import_published_results(*, data: bytes, encoding: str | None = None) -> Imp
     with transaction.atomic():
         for study_rows in by_study.values():
             _import_study(study_rows, scenarios, summary)
+        if summary.trials_created:
+            send_series_changed_after_commit(scenarios[row.scenario].pk for row in rows)
     return summary

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from benchdash.inventory.models import major_version, version_sort_key
+from benchdash.studies.models.study import Statistic
 from benchdash.studies.results.compare import Point, plausible_tps
 
 INDEX_START = 100.0
@@ -57,6 +58,10 @@ class StudyRef:
     @property
     def label(self) -> str:
         return f"{self.year} {self.title}"
+
+    @property
+    def statistic_label(self) -> str:
+        return str(Statistic(self.statistic).label)
 
 
 @dataclass(frozen=True)

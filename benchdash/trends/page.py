@@ -12,6 +12,7 @@ from benchdash.studies.environment import differing_labels, study_fingerprints
 from benchdash.studies.models import Study
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.matrix import MatrixPoint, matrix_line
+from benchdash.trends.change_marks import change_marks
 from benchdash.trends.charts import MatrixTrace, index_figure, study_curves_figure
 from benchdash.trends.index import INDEX_START, IndexPoint, LinkVerdict, ScenarioTrend, link_verdicts
 
@@ -105,7 +106,9 @@ def _section(trend: ScenarioTrend, studies: Mapping[int, Study]) -> TrendSection
     return TrendSection(
         trend=trend,
         figure_id=f"index-{trend.scenario_id}",
-        figure=index_figure(trend.index, matrices=[matrix.trace for matrix in matrices]),
+        figure=index_figure(
+            trend.index, matrices=[matrix.trace for matrix in matrices], changes=change_marks(trend.scenario_id)
+        ),
         rows=index_rows(trend.index),
         studies=charts,
         links=link_verdicts(trend.links, trend.index),

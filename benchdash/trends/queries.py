@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from django.db.models import Q, QuerySet
 
@@ -24,15 +24,19 @@ def trends_data() -> list[ScenarioTrend]:
     """
     by_scenario = _points_by_scenario(official_points())
     studies = _study_refs(point.study_id for points in by_scenario.values() for point in points)
-    scenarios = Scenario.objects.filter(id__in=by_scenario).order_by("slug").values_list("id", "slug", "name")
-    return [scenario_trend(scenario, studies, by_scenario[scenario[0]]) for scenario in scenarios]
+    scenarios = Scenario.objects.filter(id__in=by_scenario).order_by("slug")
+    return [_trend(scenario, studies, by_scenario[scenario.pk]) for scenario in scenarios]
 
 
 def trend_of(scenario: Scenario) -> ScenarioTrend:
     """One scenario's trend: its chained index and every official study's links."""
     points = _points_by_scenario(official_points().filter(scenario=scenario)).get(scenario.id, [])
     studies = _study_refs(point.study_id for point in points)
-    return scenario_trend((scenario.id, scenario.slug, scenario.name), studies, points)
+    return _trend(scenario, studies, points)
+
+
+def _trend(scenario: Scenario, studies: Mapping[int, StudyRef], points: list[Point]) -> ScenarioTrend:
+    return scenario_trend((scenario.id, scenario.slug, scenario.display_name), studies, points)
 
 
 def trend_links(scenario: Scenario) -> list[VersionLink]:

@@ -47,7 +47,7 @@ def version_history(version: str) -> VersionHistory:
     """Everything the page shows: the points of every build of `version`, grouped by scenario, oldest study first."""
     points = points_of(StudyPoint.objects.filter(build__version_sort__range=version_sort_range(version)))
     studies = Study.objects.in_bulk({point.study_id for point in points})
-    names = dict(Scenario.objects.filter(id__in={point.scenario_id for point in points}).values_list("id", "name"))
+    names = Scenario.objects.filter(id__in={point.scenario_id for point in points}).display_names()
     by_scenario: dict[int, list[Point]] = defaultdict(list)
     for point in points:
         by_scenario[point.scenario_id].append(point)

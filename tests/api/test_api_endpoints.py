@@ -3,7 +3,7 @@
 import pytest
 
 from tests.api.conftest import History
-from tests.factories import StudyFactory
+from tests.factories import StudyFactory, TrialFactory
 
 API = "/api/v1"
 
@@ -68,6 +68,15 @@ def test_trials_come_in_run_order_in_pages(client, history: History) -> None:
     assert [trial["tps"] for trial in filtered["items"]] == pytest.approx([220.0] * 4)
     one = get(client, f"/trials/{filtered['items'][0]['id']}")
     assert one == filtered["items"][0] and one["status"] == "succeeded"
+
+
+def test_a_failed_trial_carries_its_failure_kind_beside_its_error(client, history: History) -> None:
+    failed = {"status": "failed", "error": "attempt 1: cancelled during reset", "failure_kind": "cancelled"}
+    trial = TrialFactory(study=history.older, repetition=9, **failed)
+
+    one = get(client, f"/trials/{trial.pk}")
+
+    assert {name: one[name] for name in failed} == failed
 
 
 def test_points_carry_median_ratio_interval_and_verdict(client, history: History) -> None:

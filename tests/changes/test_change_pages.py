@@ -43,7 +43,7 @@ def test_the_list_draws_each_series_with_a_line_where_its_change_lies(client, me
     assert drawn["layout"]["xaxis"]["categoryarray"] == ["17.0", "17.1", "17.2", "17.3", "17.4"]
     [line] = drawn["layout"]["shapes"]
     assert line["x0"] == 2.5
-    assert drawn["layout"]["annotations"][0]["text"] == "-8.0%"
+    assert drawn["layout"]["annotations"][0]["text"] == f"-8.0% ({official_change.confidence_percent})"
     assert "17.2 → 17.3" in html and ">new<" in html
 
 
@@ -61,7 +61,7 @@ def test_a_member_with_the_permission_marks_a_change_known_and_it_is_no_longer_n
     assert not ChangePoint.objects.new().exists()
     listed = page(client, reverse("changes:list"))
     assert "17.2 → 17.3" in listed and "git.postgresql.org/c/abc" in listed
-    assert "new change" not in page(client, reverse("trends:index"))
+    assert "1 new change in official series" not in page(client, reverse("trends:index"))
 
 
 def test_a_member_without_the_permission_cannot_acknowledge(client, official_change):

@@ -1,17 +1,20 @@
 """Storing change points: a minor series' step becomes one row with its sides; an A/A series gives none; a
-recompute keeps a change still found (and its acknowledgement) and removes one no longer found; a study's
-end recomputes them after commit."""
+recompute keeps a change still found (and its acknowledgement) and removes one no longer found; a recompute of some
+scenarios leaves the others' changes alone. (The queue's task after a study's end, an import or a mark official:
+tests/queue/test_changes_refresh_by_worker.py.)"""
 
 import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.utils import timezone
 
 from benchdash.changes.models import Acknowledgement, ChangePoint, SeriesKind
 from benchdash.changes.refresh import changes_refresh
-from benchdash.studies.lifecycle.signals import send_study_ended_after_commit
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.store import points_refresh
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_runs
@@ -66,13 +69,6 @@ def test_a_recompute_keeps_an_acknowledged_change_and_drops_one_no_longer_found(
     points_refresh(study_id=study.pk)
     assert changes_refresh() == 0
     assert not Acknowledgement.objects.exists()
-
-
-def test_a_studys_end_recomputes_the_change_points_after_commit(django_capture_on_commit_callbacks):
-    study = minor_series(STEP)
-    with django_capture_on_commit_callbacks(execute=True):
-        send_study_ended_after_commit(study.pk)
-    assert ChangePoint.objects.filter(before_label="17.2").exists()
 
 
 def test_an_a_a_series_with_many_runs_a_minor_gives_no_change():
@@ -134,19 +130,32 @@ def test_refresh_changes_recomputes_and_prints_how_many(capsys):
     assert capsys.readouterr().out.strip() == "1"
 
 
-def test_a_failing_refresh_leaves_the_other_study_end_receivers_their_turn(monkeypatch):
-    """Signal.send stops at a receiver that raises: the queue's clean-up and the cloud's termination come after."""
-    from benchdash.changes import refresh
-    from benchdash.studies.lifecycle.signals import study_ended
+def test_a_recompute_of_other_scenarios_leaves_a_scenarios_changes_alone():
+    study = minor_series(STEP)
+    changes_refresh()
+    Trial.objects.filter(study=study).update(tps=1000.0)
+    points_refresh(study_id=study.pk)
+    other = ScenarioFactory(slug="pgecons-update")
+    assert changes_refresh(scenario_ids=[other.pk]) == 0
+    assert ChangePoint.objects.count() == 1
+    assert changes_refresh(scenario_ids=[study.scenarios.get().pk]) == 0
+    assert not ChangePoint.objects.exists()
 
-    def broken() -> int:
-        raise ValueError("a series the detection cannot read")
 
-    heard = []
-    monkeypatch.setattr(refresh, "changes_refresh", broken)
-    study_ended.connect(lambda sender, **kwargs: heard.append(kwargs["study_id"]), weak=False, dispatch_uid="t")
-    try:
-        study_ended.send(sender=Study, study_id=41, host_name="local")
-    finally:
-        study_ended.disconnect(dispatch_uid="t")
-    assert heard == [41]
+@pytest.mark.django_db(transaction=True)
+def test_refreshes_sent_at_once_take_turns_and_store_each_change_once():
+    """A study's end and a mark official close together send two tasks: both end well, one row per change."""
+    minor_series(STEP)
+    start = threading.Barrier(4)
+
+    def refresh() -> int:
+        start.wait()
+        try:
+            return changes_refresh()
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(4) as pool:
+        counts = list(pool.map(lambda _number: refresh(), range(4)))
+    assert counts == [1, 1, 1, 1]
+    assert ChangePoint.objects.count() == 1

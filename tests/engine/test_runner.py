@@ -15,6 +15,7 @@ import pytest
 from benchdash.studies.lifecycle.specs import spec_from_row
 from benchdash.studies.seed_data import SCENARIOS
 from tests.queue.support import paced
+from workers.failure_kind import FailureKind
 from workers.pgbench import parse_pgbench_output
 from workers.runner import run_trial
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec
@@ -160,7 +161,7 @@ def test_a_cancel_stops_the_remote_pgbench_within_seconds(ssh_transport, install
 
     outcome = run_trial(spec, ssh_transport, should_cancel=cancel_after_a_second)
     assert outcome.ok is False
-    assert outcome.error == "cancelled during pgbench"
+    assert (outcome.error, outcome.failure_kind) == ("cancelled during pgbench", FailureKind.CANCELLED)
     assert outcome.timings["pgbench"] < 10
     assert live_group_members(ssh_transport, int(seen["group"])) == []
     assert ssh_transport.exists(f"{ssh_transport.run_dir}/pgbench.pid") is False

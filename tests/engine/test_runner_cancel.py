@@ -62,8 +62,8 @@ WRAPPER_OWN_COMMANDS = {"sh", "mv"}
 def started_command(wrapper: int) -> int | None:
     """The command the runner's wrapper (a shell) started, once it runs: its child, after the exec. Before it, the
     child is still a copy of the wrapper, or the `mv` that put the pid file in place: a signal then would reach the
-    wrapper, whose trap swallows it, and the command would start after the runner's stop (which waits out its
-    grace, about 6 s, seen on a loaded CI)."""
+    wrapper, whose trap swallows it, and the command would start after the runner's stop, which then waits out its
+    whole grace (seen on a loaded CI)."""
     children = children_of(wrapper)
     command = children[0] if children else None
     try:

@@ -104,6 +104,7 @@ def test_the_page_loads_scripts_and_styles_only_from_our_own_static_files(client
     sources = re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
     assert sources == [
         "/static/css/site.css",
+        "/changes/feed.atom",  # the feed's autodiscovery link: no script or style
         "/static/vendor/plotly-basic.min.js",
         "/static/vendor/plotly-locale-ja.js",
         "/static/js/plotly_locale.js",

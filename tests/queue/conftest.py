@@ -33,7 +33,8 @@ CELERY = str(Path(sys.executable).with_name("celery"))
 XDIST_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
 TEST_REDIS_DB = int(os.environ.get("BENCHDASH_TEST_REDIS_DB", "9")) + XDIST_WORKER
 # Short clocks so that a lost worker is noticed in seconds, not minutes; the noise check before each study samples
-# the processes for 0.2 s, not a second, and times its micro-run 3 times, not 10 (10 took 20 s of CPU a run).
+# the processes for 0.2 s, not a second, and times its micro-run 3 times, not 10: the tests run about 80 studies,
+# and what the check says matters to none of them but its own tests.
 NOISE_MICRO_RUNS = 3
 FAST_CLOCKS = {
     "BENCHDASH_TRIAL_HEARTBEAT_S": "1",
@@ -46,14 +47,14 @@ FAST_CLOCKS = {
     "BENCHDASH_NOISE_SAMPLE_MS": "200",
     "BENCHDASH_NOISE_MICRO_RUNS": str(NOISE_MICRO_RUNS),
 }
-# A worker runs Django's system checks at every start: 0.3 s of CPU, 68 starts a run. The suite runs them once
-# (tests/test_system_checks.py).
+# A worker runs Django's system checks at every start, and the tests start dozens of workers. The suite runs them
+# once (tests/test_system_checks.py).
 NO_SYSTEM_CHECKS = {"CELERY_SKIP_CHECKS": "1"}
 
 
-# A test that mostly waits (here, for a killed worker's trial to be found lost, attempt after attempt: 27 s, about 2 s
-# of it on a CPU) goes first. Collected in place, it fell at the end of a pytest worker's share and was the run's
-# last test, alone for its last 20 s with the CPU idle (docs/TESTS.md); first, it waits beside the others' work.
+# A test that mostly waits (here, for a killed worker's trial to be found lost, attempt after attempt) goes first.
+# Collected in place, it fell at the end of a pytest worker's share and was the run's last test, alone with the CPU
+# idle; first, it waits beside the others' work.
 WAITING_FIRST = {QUEUE_TESTS / "test_worker_lost_at_the_cap.py"}
 
 
@@ -222,8 +223,8 @@ class Processes:
         return path.read_text(errors="replace") if path.exists() else ""
 
     def stop_all(self) -> None:
-        """SIGKILL to every group, busy or not: the test has its answer, and a warm shutdown cost each of the run's 64
-        workers one to two seconds and half a second of CPU, for what it still held (a retry waiting out its
+        """SIGKILL to every group, busy or not: the test has its answer, and a warm shutdown cost each worker seconds
+        of waiting and CPU (docs/BENCHMARKS.md), for what it still held (a retry waiting out its
         countdown, a duplicate the study no longer needs, in a failed test a trial). What a killed trial leaves
         running on a target, the next attempt there stops first (as after any lost worker); the local target's work
         dir goes with its test, and a server whose data directory is gone stops itself within a minute."""

@@ -1,7 +1,7 @@
 """A/A: one build against itself (two builds pointing at the same binaries) on real runs through a real worker,
 with adaptive repetitions: every cell must say "can't tell", never faster or slower. The runs are the paced reference
 scenario's (tests/queue/support.py): a cell compared with the wrong cell (another client count) is still x2 or x0.5,
-and the 16 to 20 runs leave the cores to the rest of the suite (the reference script at full speed took 73 s of CPU).
+and the 16 to 20 runs leave the cores to the rest of the suite, which the reference script at full speed would take.
 
 The study's threshold is 25%, not the default 2%. Each cell's interval holds the true ratio (1) with 95% when the
 runs are exchangeable, so at 2% an A/A cell may be called a few times in a hundred by design. On a CI machine whose

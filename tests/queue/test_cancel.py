@@ -6,7 +6,7 @@ import time
 import pytest
 from django.urls import reverse
 
-from benchdash.studies.models import Study, Trial
+from benchdash.studies.models import FailureKind, Study, Trial
 from tests.queue.support import (
     background_pid,
     form_data,
@@ -67,3 +67,4 @@ def test_a_cancel_from_the_page_stops_the_data_load_within_seconds(
     trial = study.trials.get()
     assert stopped_after < CANCEL_WITHIN_S and ended_after < CANCEL_WITHIN_S + 2
     assert (trial.status, trial.error) == (Trial.Status.CANCELLED, "attempt 1: cancelled during reset")
+    assert trial.failure_kind == FailureKind.CANCELLED

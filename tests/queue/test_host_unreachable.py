@@ -16,13 +16,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from benchdash.inventory.models import Host
-from benchdash.studies.models import Attempt, Study, Trial
+from benchdash.studies.models import Attempt, FailureKind, Study, Trial
 from tests.engine.test_frozen_target import freeze_for
 from tests.queue.conftest import ROOT
 from tests.queue.support import (
     attempt_history,
     background_pid,
     form_data,
+    own_work_dir,
     paced_reference_scenario,
     process_alive,
     register_build,
@@ -108,7 +109,9 @@ def test_the_study_fails_with_the_reason_once_the_host_stays_away_past_the_limit
     assert study.status == Study.Status.FAILED
     assert [(trial.status, trial.attempts) for trial in trials] == [(Trial.Status.FAILED, 1), (Trial.Status.PENDING, 0)]
     assert "host far unreachable since" in trials[0].error and "gave up after" in trials[0].error
-    assert progress["failure_reason"] == trials[0].error and progress["waiting"] == []
+    assert trials[0].failure_kind == FailureKind.HOST_UNREACHABLE
+    kind = "a host stayed unreachable: the study stopped"
+    assert progress["failure_reason"] == f"{kind}. Detail: {trials[0].error}" and progress["waiting"] == []
     assert "The study failed:" in page and "host far unreachable since" in page
     # It sent its end like any study: the clean-up of its clusters went to the host's queue (and found it away).
     wait_for(lambda: "clear_study_clusters[" in celery_processes.log("patient"), 10, "the study's clean-up")
@@ -121,7 +124,7 @@ def test_a_target_frozen_as_its_run_ends_keeps_the_run_and_the_page_shows_the_wa
     celery_processes.env = {**SHORT_WAITS, **QUICK_NOTICE, "BENCHDASH_HOST_WAIT_LIMIT_S": "120"}
     celery_processes.worker("patient")
     study = queue_study_on(client, host, installed_build)
-    pgbench = wait_for(lambda: background_pid(host.work_dir, "pgbench"), 90, "pgbench to run")
+    pgbench = wait_for(lambda: background_pid(own_work_dir(host), "pgbench"), 90, "pgbench to run")
     wait_for(lambda: not process_alive(pgbench), 30, "pgbench to end", every=0.02)
     thaw = freeze_for(far_target, FREEZE_S)
     frozen_at = time.monotonic()

@@ -16,6 +16,7 @@ from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.support import (
     attempt_history,
     background_pid,
+    own_work_dir,
     process_alive,
     queue_reference_study_and_wait_for_pgbench,
     wait_for,
@@ -52,8 +53,8 @@ def test_a_lost_pool_process_is_noticed_at_once_and_what_it_left_is_stopped(
         collect_wait_events="on",
     )
     interrupted = Trial.objects.get(study=study, status=Trial.Status.RUNNING)
-    wait_events = wait_for(lambda: background_pid(host.work_dir, "wait_events"), 30, "the wait-events loop")
-    (server,) = postmaster_pids(host.work_dir)
+    wait_events = wait_for(lambda: background_pid(own_work_dir(host), "wait_events"), 30, "the wait-events loop")
+    (server,) = postmaster_pids(own_work_dir(host))
 
     os.kill(pool_process(worker.pid), signal.SIGKILL)
 

@@ -1,5 +1,5 @@
 """`queue_study --wait` is a reader of the store: it rides out a store that restarts under it, as a worker does, and
-its exit status still says how the study ended (README: 0 every trial succeeded, 1 one failed)."""
+its exit status still says how the study ended (docs/COMMANDS.md: 0 every trial succeeded, 1 one failed)."""
 
 import subprocess
 import sys

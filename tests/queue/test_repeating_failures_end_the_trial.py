@@ -7,6 +7,7 @@ from benchdash.studies.models import Study
 from tests.factories import ScenarioFactory, StudyFactory, TrialFactory
 from tests.queue.support import register_build, register_host
 from workers.attempt import run_attempt
+from workers.failure_kind import FailureKind
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +24,7 @@ def test_shared_buffers_beyond_the_machines_memory_fail_the_trial_at_once_with_t
 
     outcome = run_attempt(trial_spec(trial), should_cancel=lambda: False)
 
-    assert not outcome.ok and outcome.deterministic
+    assert not outcome.ok and outcome.deterministic and outcome.failure_kind == FailureKind.CAUSE_REPEATS
     assert "ServerCannotStart: the server cannot start (its cause repeats):" in outcome.error
     assert "FATAL:  could not map anonymous shared memory" in outcome.error
     assert "HINT:  This error usually means that PostgreSQL's request for a shared memory segment" in outcome.error

@@ -15,7 +15,7 @@ from django.conf import settings as django_settings
 from django.urls import reverse
 
 from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError, attempt_files_write
-from benchdash.studies.models import Attempt, Study, Trial
+from benchdash.studies.models import Attempt, FailureKind, Study, Trial
 from tests.queue.conftest import var_of_its_own
 from tests.queue.support import form_data, paced_reference_scenario, register_build, register_host, wait_for
 
@@ -88,12 +88,14 @@ def assert_stopped_after_one_attempt(study: Study) -> tuple[Trial, Attempt]:
     return first, attempt
 
 
-def assert_page_says_why(client, study: Study, free: str, needed: str) -> None:
+def assert_page_says_why(client, study: Study, free: int, needed: int) -> None:
+    """The study page says the kind in the reader's language, with the figures in the engine's words beside it."""
+    figures = f"{free} bytes free, {needed} bytes needed in "
     english = client.get(reverse("studies:detail", args=[study.pk])).content.decode()
-    assert f"The artifact storage has {free} free in " in english
-    assert f"an outcome of this study needs {needed}" in english
+    assert "the artifact storage cannot keep an outcome of this study: the study stopped" in english
     japanese = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
-    assert f"の空きは {free} で" in japanese and f"には {needed} が必要です" in japanese
+    assert "成果物の保存先にこの検証の結果を保存できません。" in japanese
+    assert figures in english and figures in japanese
 
 
 @pytest.mark.slow
@@ -113,7 +115,8 @@ def test_storage_without_room_stops_the_study_before_pgbench_runs(
     assert (attempt.finished_at - attempt.started_at).total_seconds() < 3, "less than pgbench's 3 s: it never ran"
     assert first.command == "" and first.tps is None
     assert files_under(media) == []
-    assert_page_says_why(client, study, free="1.0\xa0MB", needed="64.0\xa0MB")
+    assert (first.failure_kind, attempt.failure_kind) == (FailureKind.STORAGE_FULL, FailureKind.STORAGE_FULL)
+    assert_page_says_why(client, study, free=free, needed=64 * MIB)
 
 
 @pytest.mark.slow
@@ -136,4 +139,5 @@ def test_an_outcome_the_full_storage_cannot_keep_fails_its_one_run_and_stops_the
     assert first.error.startswith(prefix) and first.error.endswith(f" bytes needed in {media}"), first.error
     needed = int(first.error.removeprefix(prefix).split()[0])
     assert needed > 0, "the outcome's own size"
+    assert first.failure_kind == FailureKind.STORAGE_FULL
     assert files_under(media) == [filler], "the cut-short file of the failed write is gone"

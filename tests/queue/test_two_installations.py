@@ -122,8 +122,10 @@ def pgbench_pids() -> set[int]:
 
 
 def run_shell(code: str, database: str, broker_url: str) -> str:
-    env = worker_env(broker_url, DATABASE_URL=store_url(database))
-    argv = [sys.executable, "manage.py", "shell", "--no-imports", "-c", code]
+    """code run against another store in a process of the app, as the workers run: not through manage.py, which as
+    root becomes var/'s owner (benchdash/var_owner.py) and could not reach the root-owned test target's work dir."""
+    env = worker_env(broker_url, DATABASE_URL=store_url(database), DJANGO_SETTINGS_MODULE="benchdash.settings")
+    argv = [sys.executable, "-c", f"import django\ndjango.setup()\n{code}"]
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip().splitlines()[-1]

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from benchdash.studies.models import Attempt, Study, Trial
+from benchdash.studies.models import Attempt, FailureKind, Study, Trial
 from tests.queue.conftest import FAST_CLOCKS
 from tests.queue.support import (
     own_work_dir,
@@ -58,6 +58,7 @@ def test_a_trial_whose_worker_is_lost_on_every_attempt_fails_at_the_cap_and_the_
     assert study.status == Study.Status.FAILED
     assert (doomed.status, doomed.attempts) == (Trial.Status.FAILED, CAP)
     assert doomed.error.startswith(f"attempt {CAP}: worker lost (no heartbeat for")
+    assert doomed.failure_kind == FailureKind.WORKER_LOST
     assert results == [(number, Attempt.Result.LOST) for number in range(1, CAP + 1)]
     assert [(trial.status, trial.attempts) for trial in others] == [(Trial.Status.SUCCEEDED, 1)]
     assert not process_alive(pid)

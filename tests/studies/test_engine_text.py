@@ -5,7 +5,7 @@ from django.utils import translation
 
 from benchdash.studies.engine_text import engine_text
 from benchdash.studies.lifecycle.progress import study_progress
-from benchdash.studies.models import Study, Trial
+from benchdash.studies.models import FailureKind, Study, Trial
 from tests.factories import StudyFactory, TrialFactory
 
 
@@ -36,12 +36,15 @@ def test_reasons_joined_by_semicolons_are_translated_part_by_part_and_english_st
         assert engine_text(reason) == reason
 
 
-def test_a_failed_studys_reason_is_shown_in_the_readers_language(db) -> None:
+def test_a_failed_studys_reason_is_its_kind_in_the_readers_language_with_the_engines_words_as_detail(db) -> None:
     study = StudyFactory(status=Study.Status.FAILED)
-    TrialFactory(study=study, status=Trial.Status.FAILED, error="perf run failed: perf not found")
+    error = "attempt 1: pgbench exited with status 1"
+    TrialFactory(study=study, status=Trial.Status.FAILED, error=error, failure_kind=FailureKind.PGBENCH_FAILED)
 
     with translation.override("ja"):
-        assert study_progress(study).failure_reason == "perf 用の実行が失敗: perf not found"
+        assert study_progress(study).failure_reason == f"pgbench が失敗しました。詳細: {error}"
+    with translation.override("en"):
+        assert study_progress(study).failure_reason == f"pgbench failed. Detail: {error}"
 
 
 def test_a_trial_put_back_after_its_pool_process_died_says_so_in_the_readers_language() -> None:

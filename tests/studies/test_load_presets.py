@@ -2,6 +2,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.utils import translation
 
 from benchdash.inventory.models import Build
 from benchdash.studies.models import Scenario, Study, StudyPreset, Trial
@@ -161,3 +162,24 @@ def test_it_imports_the_published_history() -> None:
 
     assert Study.objects.filter(kind=Study.Kind.PUBLISHED, status=Study.Status.DONE).count() == 6
     assert Trial.objects.filter(published=True).count() == 41
+
+
+@pytest.mark.django_db
+def test_a_scenario_and_a_study_preset_are_named_in_the_readers_language_under_one_slug() -> None:
+    load_presets()
+    scenario = Scenario.objects.get(slug="pgbench-select-only")
+    preset = StudyPreset.objects.get(slug="pgecons-2014-checksums")
+    with translation.override("ja"):
+        named = (str(scenario), str(preset), scenario.display_description[:22])
+    assert named == (
+        "pgbench 組み込み 参照のみ（select-only）",
+        "PGECons 2014: ページチェックサムの有無（参照系）",
+        "benchdash 独自の手順（このスクリプ",
+    )
+    with translation.override("en"):
+        named = (str(scenario), str(preset), scenario.display_description[:22])
+    assert named == (
+        "pgbench built-in select only",
+        "PGECons 2014: page checksums on and off (参照系)",
+        "benchdash's own proced",
+    )

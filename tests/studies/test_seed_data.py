@@ -150,3 +150,10 @@ def test_a_finding_whose_seed_has_no_title_is_refused(tmp_path):
     path.write_text('[sources."004_efa41cc6e0969691.txt"]\ntitle = "t"\npublished_as = "p"\n\n' + text)
     [loaded] = load_findings(path)
     assert (loaded.source, loaded.published_as, loaded.value, loaded.figure) == ("t", "p", None, "")
+
+
+def test_every_scenario_and_study_preset_has_its_name_in_japanese_and_every_scenario_its_description():
+    presets = (*SCENARIOS, *VARIANT_SCENARIOS, *STUDY_PRESETS, *VARIANT_PRESETS)
+    assert [preset.slug for preset in presets if not preset.name_ja] == []
+    described = (*SCENARIOS, *VARIANT_SCENARIOS)
+    assert [scenario.slug for scenario in described if scenario.description and not scenario.description_ja] == []

@@ -168,8 +168,8 @@ def _evidence_rows(study: Study) -> Iterator[dict[str, Any]]:
         )
     )
     # Read through a cursor (the study's rows may be many); planned for all its rows, not the first tenth: for a
-    # cursor PostgreSQL otherwise walks the study's trials in order and probes each one's evidence (15 ms for 25,000
-    # trials with no table health at all, against 1 ms).
+    # cursor PostgreSQL otherwise walks the study's trials in order and probes each one's evidence, a cost that grows
+    # with the study even where no trial has table health (docs/BENCHMARKS.md).
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL cursor_tuple_fraction = 1")

@@ -22,8 +22,9 @@ from benchdash.studies.lifecycle.artifact_files import (
 )
 from benchdash.studies.lifecycle.services import ACTIVE
 from benchdash.studies.lifecycle.signals import send_study_ended_after_commit
-from benchdash.studies.models import Artifact, Attempt, Study, Trial
+from benchdash.studies.models import Artifact, Attempt, FailureKind, Study, Trial
 from benchdash.studies.results.store import points_refresh
+from workers.failure_kind import FailureKind as Engine
 from workers.spec import TrialOutcome
 
 
@@ -54,10 +55,10 @@ def trial_finish(*, trial: Trial, outcome: TrialOutcome, stop_study: bool = Fals
     return locked
 
 
-def trial_fail_for_storage(*, trial: Trial, reason: str) -> Trial:
+def trial_fail_for_storage(*, trial: Trial, reason: str, kind: Engine = Engine.STORAGE_FULL) -> Trial:
     """Storage that cannot keep an outcome: the trial fails at once with the reason, and its study stops, since the
     next runs would be thrown away too. Writes no file."""
-    unkept = TrialOutcome(ok=False, error=reason, deterministic=True)
+    unkept = TrialOutcome(ok=False, error=reason, deterministic=True, failure_kind=kind)
     return trial_finish(trial=trial, outcome=unkept, stop_study=True)
 
 
@@ -71,7 +72,7 @@ def _outcome_commit(
     )
     locked = current.select_related("study").first()
     if locked is None:
-        _close_attempt(trial, Attempt.Result.STALE, outcome.error)
+        _close_attempt(trial, Attempt.Result.STALE, outcome)
         return None, []
     locked.status = _finished_status(locked, outcome)
     _copy_outcome(locked, outcome)
@@ -84,7 +85,7 @@ def _outcome_commit(
         )
         if stopped:  # its end, like any other: its clusters leave its hosts now, not at beat's sweep
             send_study_ended_after_commit(locked.study_id)
-    _close_attempt(locked, ATTEMPT_RESULT[locked.status], outcome.error)
+    _close_attempt(locked, ATTEMPT_RESULT[locked.status], outcome)
     replaced = _artifact_rows_replace(locked, written)
     # Facts reused from earlier in the study (no "facts" phase) are already on the host.
     if outcome.host_facts and "facts" in outcome.timings and locked.host_id:
@@ -145,11 +146,18 @@ ATTEMPT_RESULT: dict[str, str] = {
 }
 
 
-def _close_attempt(trial: Trial, result: str, error: str) -> None:
+def _close_attempt(trial: Trial, result: str, outcome: TrialOutcome) -> None:
     """A lost attempt whose worker comes back after all keeps "lost" and gets its end time."""
     attempt = Attempt.objects.latest_of(trial.pk, trial.attempts).filter(finished_at__isnull=True)
     attempt.filter(result=Attempt.Result.RUNNING).update(result=result)
-    attempt.update(finished_at=StoreNow(), error=error)
+    attempt.update(finished_at=StoreNow(), error=outcome.error, failure_kind=failure_kind_kept(outcome))
+
+
+def failure_kind_kept(outcome: TrialOutcome) -> str:
+    """The kind the store keeps: the engine's, a failure it did not name counted as the target's."""
+    if outcome.ok:
+        return ""
+    return outcome.failure_kind or FailureKind.TARGET_FAILED
 
 
 def _finished_status(trial: Trial, outcome: TrialOutcome) -> str:
@@ -173,3 +181,4 @@ def _copy_outcome(trial: Trial, outcome: TrialOutcome) -> None:
     trial.host_facts = outcome.host_facts
     trial.notes = "\n".join(outcome.notes)
     trial.error = f"attempt {trial.attempts}: {outcome.error}" if outcome.error else ""
+    trial.failure_kind = failure_kind_kept(outcome)

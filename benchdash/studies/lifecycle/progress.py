@@ -9,10 +9,9 @@ from typing import Any
 
 from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from benchdash.studies.engine_text import engine_text
 from benchdash.studies.lifecycle.plan import estimate_seconds
-from benchdash.studies.lifecycle.storage_room import storage_reason_shown
 from benchdash.studies.models import Study, Trial
 
 
@@ -131,11 +130,16 @@ def _installation_waits(study: Study) -> tuple[HostWait, ...]:
 
 
 def _failure_reason(study: Study) -> str:
-    """Why a failed study failed: the error of its trial that failed last, in the reader's language where known."""
+    """Why a failed study failed: the failure kind of its trial that failed last, in the reader's language, with the
+    engine's error beside it as the detail."""
     if study.status != Study.Status.FAILED:
         return ""
-    failed = study.trials.filter(status=Trial.Status.FAILED).exclude(error="").order_by("-finished_at", "-pk")
-    return engine_text(storage_reason_shown(failed.values_list("error", flat=True).first() or ""))
+    failed = study.trials.filter(status=Trial.Status.FAILED).exclude(error="").order_by("-finished_at", "-pk").first()
+    if failed is None:
+        return ""
+    if not failed.failure_kind:
+        return failed.error
+    return _("%(kind)s. Detail: %(detail)s") % {"kind": failed.get_failure_kind_display(), "detail": failed.error}
 
 
 def _status_counts(study: Study) -> dict[str, int]:

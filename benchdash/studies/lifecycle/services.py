@@ -22,10 +22,9 @@ from benchdash.store_clock import StoreNow, store_now
 from benchdash.studies.lifecycle.adaptive import study_extend
 from benchdash.studies.lifecycle.plan import VariantRef, plan_design
 from benchdash.studies.lifecycle.signals import send_study_ended_after_commit, send_trial_after_commit
-from benchdash.studies.models import Attempt, Study, Trial, Variant
+from benchdash.studies.models import Attempt, FailureKind, Study, Trial, Variant
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from benchdash.studies.variant_design import build_variants
-from workers.repeating_failure import REPEATS
 from workers.spec import RunOrder
 
 ACTIVE = (Study.Status.QUEUED, Study.Status.RUNNING)
@@ -122,7 +121,7 @@ def study_cancel(*, study: Study) -> bool:
 def repeating_failures(*, study: Study) -> list[str]:
     """The errors of the study's failed trials whose cause repeats (workers/repeating_failure.py), each once: run
     again with nothing changed, they fail the same way."""
-    failed = study.trials.filter(status=Trial.Status.FAILED, error__contains=REPEATS)
+    failed = study.trials.filter(status=Trial.Status.FAILED, failure_kind=FailureKind.CAUSE_REPEATS)
     return sorted(set(failed.values_list("error", flat=True)))
 
 
@@ -131,7 +130,7 @@ def study_retry_failed(*, study: Study) -> int:
     with transaction.atomic():
         locked = Study.objects.select_for_update().get(pk=study.pk)
         count = locked.trials.filter(status=Trial.Status.FAILED).update(
-            status=Trial.Status.PENDING, attempts=0, error="", finished_at=None
+            status=Trial.Status.PENDING, attempts=0, error="", failure_kind="", finished_at=None
         )
         if count and locked.status not in ACTIVE:
             Study.objects.filter(pk=study.pk).update(status=Study.Status.QUEUED, finished_at=None)
@@ -322,12 +321,13 @@ def _put_back(lost: QuerySet[Trial], why: str) -> int:
         count = lost.update(outputs_due_at=StoreNow())  # the lost attempt may have left files that no row names
         Attempt.objects.filter(
             Exists(lost.filter(pk=OuterRef("trial_id"), attempts=OuterRef("number"))), result=Attempt.Result.RUNNING
-        ).update(result=Attempt.Result.LOST, error=why)
+        ).update(result=Attempt.Result.LOST, error=why, failure_kind=FailureKind.WORKER_LOST)
         lost.filter(_study_is(Study.Status.CANCELLED)).update(status=Trial.Status.CANCELLED)
         error = Concat(Value("attempt "), F("attempts"), Value(f": {why}"), output_field=TextField())
         active = lost.filter(_study_is(*ACTIVE))
+        lost_kind = {"failure_kind": FailureKind.WORKER_LOST, "heartbeat_at": None}
         active.filter(attempts__gte=settings.TRIAL_MAX_ATTEMPTS).update(
-            status=Trial.Status.FAILED, error=error, heartbeat_at=None, finished_at=StoreNow()
+            status=Trial.Status.FAILED, error=error, finished_at=StoreNow(), **lost_kind
         )
-        active.update(status=Trial.Status.PENDING, error=Concat(error, Value("; put back")), heartbeat_at=None)
+        active.update(status=Trial.Status.PENDING, error=Concat(error, Value("; put back")), **lost_kind)
     return count

@@ -6,7 +6,7 @@ trial_due and sends the task; studies never imports the queue, so that following
 one way: queue, then studies, then the engine.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 
 from django.db import transaction
@@ -19,6 +19,9 @@ from benchdash.studies.models import Study, Trial, Variant
 trial_due = Signal()
 # Sent after commit with study_id, host_name (its DB host's) and host_names (every DB host of its variants).
 study_ended = Signal()
+# Sent after commit with scenario_ids (a sorted list) when those scenarios' series changed otherwise than by a study's
+# end: published results imported, a study marked official or not. The queue recomputes their change points.
+series_changed = Signal()
 
 
 def send_trial_after_commit(
@@ -47,3 +50,9 @@ def send_study_ended_after_commit(study_id: int) -> None:
     if host_name:
         ended = partial(study_ended.send, sender=Study, study_id=study_id, host_name=host_name, host_names=host_names)
         transaction.on_commit(ended)
+
+
+def send_series_changed_after_commit(scenario_ids: Iterable[int]) -> None:
+    """Have series_changed sent once this transaction commits."""
+    changed = partial(series_changed.send, sender=Study, scenario_ids=sorted(set(scenario_ids)))
+    transaction.on_commit(changed)

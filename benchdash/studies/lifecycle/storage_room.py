@@ -5,23 +5,19 @@ Local storage (MEDIA_ROOT) is measured: its free space against the largest outco
 ARTIFACT_ROOM_MIN_BYTES. S3 is not probed (a bucket has no free space to measure): a write that fails there takes
 the failure path of benchdash.queue.tasks.store_outcome, which fails the trial at once and stops the study.
 
-The reason is kept as the trial's error, in English with its figures like every trial error; the study page shows it
-in the reader's language (storage_reason_shown).
+The reason is kept as the trial's error, in English with its figures like every trial error, beside its failure kind
+(storage full), which the study page says in the reader's language.
 """
 
 import os
-import re
 import shutil
 
 from django.conf import settings
 from django.db.models import Sum
-from django.template.defaultfilters import filesizeformat
-from django.utils.translation import gettext
 
 from benchdash.studies.models import Artifact
 
 NO_ROOM = "the artifact storage cannot keep an outcome"
-_NO_ROOM_FIGURES = re.compile(rf"{NO_ROOM}: (\d+) bytes free, (\d+) bytes needed in (.+)$")
 
 
 def storage_no_room(*, study_id: int, outcome_size: int = 0) -> str | None:
@@ -44,16 +40,3 @@ def largest_outcome(study_id: int) -> int:
     """Bytes of the largest set of files a trial of the study keeps; 0 before its first."""
     per_trial = Artifact.objects.filter(trial__study_id=study_id).order_by().values("trial").annotate(total=Sum("size"))
     return max(per_trial.values_list("total", flat=True), default=0)
-
-
-def storage_reason_shown(error: str) -> str:
-    """A trial's error as the study page shows it: storage without room in the reader's language, else as it is."""
-    found = _NO_ROOM_FIGURES.search(error)
-    if found is None:
-        return error
-    free, needed, where = found.groups()
-    return gettext(
-        "The artifact storage has %(free)s free in %(where)s, and an outcome of this study needs %(needed)s: the "
-        "study stopped rather than run benchmarks it could not keep. Free space there, then run the failed trials "
-        "again."
-    ) % {"free": filesizeformat(int(free)), "needed": filesizeformat(int(needed)), "where": where}

@@ -1,5 +1,6 @@
 """What we run and what came out: scenarios, study presets, studies, their variants, trials and their raw files."""
 
+from benchdash.studies.models.failure import FailureKind
 from benchdash.studies.models.outputs import Artifact, StudyPoint, TrialEvidence
 from benchdash.studies.models.scenario import RUN_ORDER_LABELS, Scenario, StudyPreset
 from benchdash.studies.models.study import Attempt, Statistic, Study, Trial
@@ -9,6 +10,7 @@ __all__ = [
     "RUN_ORDER_LABELS",
     "Artifact",
     "Attempt",
+    "FailureKind",
     "Scenario",
     "Statistic",
     "Study",

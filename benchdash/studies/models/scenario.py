@@ -2,6 +2,7 @@
 
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from workers.spec import Prewarm, Reset, RunOrder
@@ -12,10 +13,23 @@ PREWARM_LABELS = {
     Prewarm.ROUND: _("at the start of each round"),
     Prewarm.TRIAL: _("before every run"),
 }
+
+
+def in_reader_language(english: str, japanese: str) -> str:
+    """The Japanese text on a Japanese page where the seed data gives one, else the English."""
+    return japanese if japanese and (get_language() or "").startswith("ja") else english
+
+
 RUN_ORDER_LABELS = {
     RunOrder.RANDOM: _("random, each round shuffled by the seed"),
     RunOrder.ASCENDING: _("fixed: each round in the same order, client levels ascending"),
 }
+
+
+class ScenarioQuerySet(models.QuerySet["Scenario"]):
+    def display_names(self) -> dict[int, str]:
+        """Id -> the name in the reader's language."""
+        return {scenario.pk: scenario.display_name for scenario in self.only("name", "name_ja")}
 
 
 class Scenario(models.Model):
@@ -39,7 +53,9 @@ class Scenario(models.Model):
 
     slug = models.SlugField(_("slug"), max_length=64, unique=True)
     name = models.CharField(_("name"), max_length=200)
+    name_ja = models.CharField(_("name in Japanese"), max_length=200, blank=True)
     description = models.TextField(_("description"), blank=True)
+    description_ja = models.TextField(_("description in Japanese"), blank=True)
     builtin = models.CharField(_("built-in script"), max_length=20, choices=Builtin.choices, blank=True)
     script = models.TextField(_("custom script"), blank=True)
     scale = models.PositiveIntegerField(_("default scale"), default=1)
@@ -64,13 +80,23 @@ class Scenario(models.Model):
     thread_rule = models.CharField(_("threads"), max_length=8, choices=ThreadRule.choices, default=ThreadRule.HALF)
     source = models.CharField(_("source"), max_length=300, blank=True)
 
+    objects = ScenarioQuerySet.as_manager()
+
     class Meta:
         ordering = ["slug"]
         verbose_name = _("scenario")
         verbose_name_plural = _("scenarios")
 
     def __str__(self) -> str:
-        return self.name
+        return self.display_name
+
+    @property
+    def display_name(self) -> str:
+        return in_reader_language(self.name, self.name_ja)
+
+    @property
+    def display_description(self) -> str:
+        return in_reader_language(self.description, self.description_ja)
 
     def data_fillfactor(self, chosen: int | None = None) -> int | None:
         """The fillfactor this scenario's data is built with: only a scenario that sets one gets one (the
@@ -90,6 +116,7 @@ class StudyPreset(models.Model):
 
     slug = models.SlugField(_("slug"), max_length=64, unique=True)
     name = models.CharField(_("name"), max_length=200)
+    name_ja = models.CharField(_("name in Japanese"), max_length=200, blank=True)
     scenarios = models.ManyToManyField(Scenario, verbose_name=_("scenarios"))
     client_levels = ArrayField(models.PositiveIntegerField(), verbose_name=_("client levels"))
     repetitions = models.PositiveSmallIntegerField(_("repetitions"), default=3)
@@ -115,4 +142,8 @@ class StudyPreset(models.Model):
         verbose_name_plural = _("study presets")
 
     def __str__(self) -> str:
-        return self.name
+        return self.display_name
+
+    @property
+    def display_name(self) -> str:
+        return in_reader_language(self.name, self.name_ja)

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.lifecycle.plan import PlannedTrial
+from benchdash.studies.models.failure import failure_kind_field
 from benchdash.studies.models.scenario import RUN_ORDER_LABELS, Scenario
 from benchdash.studies.results.sequential import Design
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
@@ -307,6 +308,7 @@ class Trial(models.Model):
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     error = models.TextField(_("error"), blank=True)
+    failure_kind = failure_kind_field()
     notes = models.TextField(_("notes"), blank=True)
     import_key = models.CharField(max_length=64, unique=True, null=True, blank=True, editable=False)
     # Set (by the store's clock) when an attempt's outcome committed or an attempt was lost, cleared once the trial's
@@ -393,6 +395,7 @@ class Attempt(models.Model):
     # a lost attempt whose worker never came back.
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     error = models.TextField(_("error"), blank=True)
+    failure_kind = failure_kind_field()
 
     objects = AttemptQuerySet.as_manager()
 

@@ -32,7 +32,7 @@ round are about normal. Where the rank interval exists it decides, as it did, as
 noise check's micro-runs are not pooled in: they time an awk loop, not the study's pgbench workload, so their
 spread is not the pairs' (a lower bound at most).
 
-scipy is imported inside the functions that use it: it takes half a second to import, which every process that
+scipy is imported inside the functions that use it: its import is heavy (docs/BENCHMARKS.md), which every process that
 loads the models (a worker, beat, each manage.py command) would otherwise pay at its start.
 """
 

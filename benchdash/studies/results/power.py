@@ -9,7 +9,7 @@ quantile of the study's own 2n - 2 degrees of freedom, standing for the rank int
 a side at 95%, and below that paired t on the rounds alone, n - 1 degrees of freedom). A real gain d is called
 "faster" with 80% power when log(1 + d) >= log(1 + t) + (q + z_0.8) * sigma * sqrt(2 / n).
 
-scipy is imported inside the functions that use it: it takes half a second to import, which every process that
+scipy is imported inside the functions that use it: its import is heavy (docs/BENCHMARKS.md), which every process that
 loads the models (a worker, beat, each manage.py command) would otherwise pay at its start.
 """
 

@@ -26,7 +26,7 @@ class ConclusionsForm(forms.ModelForm):
 def study_tables(study: Study) -> list[ScenarioTable]:
     """The study's comparison tables, a scenario each, named as its scenarios are."""
     points = study_results(study)
-    names = dict(Scenario.objects.filter(id__in={point.scenario_id for point in points}).values_list("id", "name"))
+    names = Scenario.objects.filter(id__in={point.scenario_id for point in points}).display_names()
     return scenario_tables(points, study_lines(study).baseline_id, names)
 
 

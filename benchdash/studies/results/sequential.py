@@ -13,7 +13,7 @@ integration over the paths that did not cross before (Armitage, McPherson and Ro
 the confidence 1 - 2 (1 - Phi(c_k)): the repeated confidence intervals of Jennison and Turnbull, which all hold
 the truth together with 95%, whichever look a study stops on.
 
-scipy is imported inside the functions that use it: it takes half a second to import, which every process that
+scipy is imported inside the functions that use it: its import is heavy (docs/BENCHMARKS.md), which every process that
 loads the models (a worker, beat, each manage.py command) would otherwise pay at its start.
 """
 

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from benchdash.studies.lifecycle.official import study_mark_official
 from benchdash.studies.models import Study
 from benchdash.studies.quality import study_quality
 
@@ -34,7 +35,7 @@ def study_official(request: HttpRequest, pk: int) -> HttpResponse:
     official=false takes it out."""
     study = get_object_or_404(Study, pk=pk)
     if request.POST.get("official") != "true":
-        study.mark_official(False)
+        study_mark_official(study, False)
         messages.success(request, _("The study no longer counts in the trends."))
         return redirect("studies:detail", pk=pk)
     if not request.POST.get("confirm"):
@@ -43,7 +44,7 @@ def study_official(request: HttpRequest, pk: int) -> HttpResponse:
     reason = request.POST.get("reason", "").strip()
     if below and not reason:
         return _confirm_page(request, study, error=_("Below the rules, write why this study should count."))
-    if not study.mark_official(True, by=request.user, reason=reason if below else ""):
+    if not study_mark_official(study, True, by=request.user, reason=reason if below else ""):
         messages.warning(request, _("A study counts in the trends only once nothing of it runs any more."))
     else:
         messages.success(request, _("The study is official: it counts in the trends."))

@@ -63,7 +63,7 @@ def study_list(request: HttpRequest) -> HttpResponse:
 def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study.objects.select_related("db_host", "client_host", "baseline"), pk=pk)
     points = study_results(study)
-    names = dict(Scenario.objects.filter(id__in={point.scenario_id for point in points}).values_list("id", "name"))
+    names = Scenario.objects.filter(id__in={point.scenario_id for point in points}).display_names()
     lines = study_lines(study)
     tables = scenario_tables(points, lines.baseline_id, names)
     charts = [

@@ -1,5 +1,5 @@
-"""`manage.py refresh_changes`: recompute the change points of every series (what a study's end does), e.g. after
-an import or after marking studies official. Prints how many changes there are."""
+"""`manage.py refresh_changes`: recompute the change points of every series, as the queue's task `changes_refresh`
+does whenever a series changes; for when the queue was down at such a moment. Prints how many changes there are."""
 
 from typing import Any
 
