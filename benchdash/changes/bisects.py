@@ -142,7 +142,7 @@ def _queue_step(bisect: Bisect, low: int, compared: int) -> Study:
     if not form.is_valid():
         problems = "; ".join(f"{field}: {' '.join(map(str, errors))}" for field, errors in form.errors.items())
         raise BisectRefused(f"the bisect's study was refused: {problems}")
-    study = services.study_create(data=form.cleaned_data, created_by=bisect.created_by)
+    study = services.study_create(design=form.design(), created_by=bisect.created_by)
     number = bisect.steps.count() + 1
     BisectStep.objects.create(bisect=bisect, number=number, study=study, low=low, compared=compared)
     services.study_enqueue(study=study)

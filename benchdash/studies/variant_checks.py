@@ -43,6 +43,8 @@ def _study_problems(variant: Variant, study_values: Mapping[str, Any]) -> list[V
         "pg_settings": variant.settings_over(dict(study_values.get("pg_settings") or {})),
         "fillfactor": variant.fillfactor or study_values.get("fillfactor"),
     }
+    if variant.db_host:  # the facts given with the study are its own DB host's
+        seen.pop("host_facts", None)
     problems: list[ValidationError] = []
     check_study(seen, lambda _field, error: problems.extend(_named(variant, ValidationError(error))))
     return problems

@@ -141,7 +141,7 @@ class Command(BaseCommand):
         if not form.is_valid():
             problems = "; ".join(f"{field}: {' '.join(map(str, errors))}" for field, errors in form.errors.items())
             raise CommandError(f"the study was not queued: {problems}")
-        study = services.study_create(data=form.cleaned_data)
+        study = services.study_create(design=form.design())
         queued = services.study_enqueue(study=study)
         self.stdout.write(str(study.pk))
         self.stdout.flush()
