@@ -1,5 +1,7 @@
 """The new-study form: validates every value at its field and converts it to what the study stores."""
 
+from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -10,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.inventory.builds import registered_minors
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.capacity import size_text
-from benchdash.studies.design import Collectors, StudyDesign, design_problems, draw_seed
+from benchdash.studies.design import Collectors, Problems, StudyDesign, design_problems, draw_seed
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
 from benchdash.studies.lifecycle.plan import PlannedTrial, estimate_seconds, plan_design
 from benchdash.studies.models import RUN_ORDER_LABELS, Scenario, StudyPreset
@@ -192,12 +194,10 @@ class StudyForm(forms.Form):
         return text
 
     def clean_threshold(self) -> float:
-        """Percent in the form, a fraction in the study: 2 -> 0.02."""
-        percent = self.cleaned_data.get("threshold")
-        return DEFAULT_THRESHOLD if percent is None else float(percent) / 100
+        return threshold_fraction(self.cleaned_data.get("threshold"))
 
     def clean_vary(self) -> list[Axis]:
-        return parse_axes(self.cleaned_data.get("vary", "").splitlines())
+        return _axes(self.cleaned_data.get("vary", ""))
 
     def clean_baseline_variant(self) -> dict[str, str]:
         """The baseline's picks of the axes (clean_vary's, when they cleaned)."""
@@ -221,7 +221,7 @@ class StudyForm(forms.Form):
             title=data["title"],
             year=data["year"],
             db_host=data.get("db_host"),
-            client_host=data.get("client_host"),
+            client_host=data.get("client_host") or data.get("db_host"),
             builds=tuple(data["builds"]),
             baseline=data["baseline"],
             vary=tuple(data["vary"]),
@@ -334,9 +334,8 @@ def design_initial(design: StudyDesign) -> dict[str, Any]:
 
 
 def _with_defaults(data: Any) -> Any:
-    """Draw the seed when left empty, and take from the chosen study preset what was left empty (its design
-    and procedure; the page's script fills them in when the preset is picked, this covers a page without
-    script and `queue_study --preset`); settings from the settings preset, else from the study preset."""
+    """Draw the seed when left empty, and take from the chosen presets what was left empty (preset_fills; the
+    page's script fills them in when the preset is picked, this covers a page without script)."""
     data = data.copy()
     if str(data.get("all_builds", "")).strip() not in ("", "false", "off") and isinstance(data, QueryDict):
         data.setlist("builds", [str(pk) for pk in Build.objects.runnable().values_list("pk", flat=True)])
@@ -344,19 +343,61 @@ def _with_defaults(data: Any) -> Any:
         _with_minors(data)
     if not str(data.get("seed", "")).strip():
         data["seed"] = str(draw_seed())
-    client_preset = _preset(data.get("client_preset"))
-    settings_preset = _preset(data.get("settings_preset")) or client_preset
-    values = preset_values(client_preset) if client_preset else {}
-    if settings_preset:
-        values["pg_settings"] = settings_text(settings_preset.pg_settings)
-    for name, value in values.items():
-        if name == "scenarios" and isinstance(data, QueryDict) and not data.getlist(name):
+    presets = _preset(data.get("client_preset")), _preset(data.get("settings_preset"))
+    for name, value in preset_fills(data, *presets).items():
+        if isinstance(value, list) and isinstance(data, QueryDict):
             data.setlist(name, value)
-        elif name != "scenarios" and not str(data.get(name, "")).strip():
+        else:
             data[name] = value
-    if not str(data.get("run_order", "")).strip():
-        data["run_order"] = RunOrder.RANDOM.value
     return data
+
+
+def preset_fills(
+    data: Mapping[str, Any], client_preset: StudyPreset | None, settings_preset: StudyPreset | None
+) -> dict[str, Any]:
+    """What the presets fill in of the values data left empty, as text: the study preset's design and procedure,
+    postgresql.conf from the settings preset, else the study preset; the random run order. The form's and
+    queue_study's."""
+    settings_from = settings_preset or client_preset
+    values = preset_values(client_preset) if client_preset else {}
+    if settings_from:
+        values["pg_settings"] = settings_text(settings_from.pg_settings)
+    values["run_order"] = values.get("run_order") or RunOrder.RANDOM.value
+    return {name: value for name, value in values.items() if _left_empty(data, name)}
+
+
+def _left_empty(data: Mapping[str, Any], name: str) -> bool:
+    value = data.getlist(name) if isinstance(data, QueryDict) else data.get(name)
+    return not any(str(item or "").strip() for item in (value if isinstance(value, list) else [value]))
+
+
+def texts_cleaned(texts: Mapping[str, Any]) -> tuple[dict[str, Any], Problems]:
+    """Each text value cleaned by the study form's field of its name, as the form cleans it (queue_study's
+    options), and the problems of those that did not clean, by name."""
+    values: dict[str, Any] = {}
+    problems: Problems = {}
+    for name, text in texts.items():
+        try:
+            values[name] = _CONVERTED.get(name, _as_cleaned)(StudyForm.base_fields[name].clean(text))
+        except forms.ValidationError as error:
+            problems[name] = [error]
+    return values, problems
+
+
+def threshold_fraction(percent: Decimal | None) -> float:
+    """Percent in the form, a fraction in the study: 2 -> 0.02; empty: the default."""
+    return DEFAULT_THRESHOLD if percent is None else float(percent) / 100
+
+
+def _axes(text: str) -> list[Axis]:
+    return parse_axes(text.splitlines())
+
+
+def _as_cleaned(value: Any) -> Any:
+    return value
+
+
+_CONVERTED: dict[str, Callable[[Any], Any]] = {"threshold": threshold_fraction, "vary": _axes}
 
 
 def _with_minors(data: QueryDict) -> None:
