@@ -16,8 +16,8 @@ from benchdash.studies.design import Collectors, Problems, StudyDesign, design_p
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
 from benchdash.studies.lifecycle.plan import PlannedTrial, estimate_seconds, plan_design
 from benchdash.studies.models import RUN_ORDER_LABELS, Scenario, StudyPreset
-from benchdash.studies.pg_settings import settings_text
 from benchdash.studies.power_preview import preview_power
+from benchdash.studies.preset_fill import preset_fills, preset_values
 from benchdash.studies.results.sequential import Design
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from benchdash.studies.validation import (
@@ -293,20 +293,6 @@ class StudyForm(forms.Form):
         return preview_power(data.get("db_host"), data["scenarios"], data["client_levels"], design, threshold)
 
 
-def preset_values(preset: StudyPreset) -> dict[str, Any]:
-    """What choosing a study preset fills in: its design and the seed's procedure (scale, duration, run order)."""
-    return {
-        "client_levels": ",".join(map(str, preset.client_levels)),
-        "pg_settings": settings_text(preset.pg_settings),
-        "repetitions": str(preset.repetitions),
-        "run_order": preset.run_order,
-        "duration_s": str(preset.duration_s),
-        "scale": str(preset.scale),
-        "scenarios": [str(scenario.pk) for scenario in preset.scenarios.all()],
-        "vary": preset.vary,
-    }
-
-
 def design_initial(design: StudyDesign) -> dict[str, Any]:
     """The form's initial values of a design ("run again"): its year and seed are left to the form's defaults,
     hosts that no longer exist to the member."""
@@ -350,25 +336,6 @@ def _with_defaults(data: Any) -> Any:
         else:
             data[name] = value
     return data
-
-
-def preset_fills(
-    data: Mapping[str, Any], client_preset: StudyPreset | None, settings_preset: StudyPreset | None
-) -> dict[str, Any]:
-    """What the presets fill in of the values data left empty, as text: the study preset's design and procedure,
-    postgresql.conf from the settings preset, else the study preset; the random run order. The form's and
-    queue_study's."""
-    settings_from = settings_preset or client_preset
-    values = preset_values(client_preset) if client_preset else {}
-    if settings_from:
-        values["pg_settings"] = settings_text(settings_from.pg_settings)
-    values["run_order"] = values.get("run_order") or RunOrder.RANDOM.value
-    return {name: value for name, value in values.items() if _left_empty(data, name)}
-
-
-def _left_empty(data: Mapping[str, Any], name: str) -> bool:
-    value = data.getlist(name) if isinstance(data, QueryDict) else data.get(name)
-    return not any(str(item or "").strip() for item in (value if isinstance(value, list) else [value]))
 
 
 def texts_cleaned(texts: Mapping[str, Any]) -> tuple[dict[str, Any], Problems]:

@@ -1,5 +1,5 @@
-"""One validation of a study, for every way one is made or changed: the new-study form (which queue_study
-fills in) and the admin.
+"""One validation of a study, for every way one is made or changed: every study design (design.design_problems,
+whichever entry built it) and the admin.
 
 The fields (fields.py) read each value from its text; check_study checks the values against each other,
 against the settings catalog of each chosen build's major, against the DB host's facts and against the

@@ -23,7 +23,7 @@ ARCHIVE_ARCHITECTURE = "x86_64"
 
 def variant_problems(variant: Variant, study_values: Mapping[str, Any]) -> list[ValidationError]:
     """Why this variant cannot run as designed, each problem naming the variant; study_values are the study's
-    (StudyForm.cleaned_data, or the admin's study)."""
+    (StudyDesign.values(), or the admin's study)."""
     host = variant.db_host or study_values.get("db_host")
     facts = latest_facts(host)[0] if host else {}
     problems = [*_cpu_problems(variant, host, facts), *_host_problems(variant, host, facts), *_initdb_problems(variant)]

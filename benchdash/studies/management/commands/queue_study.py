@@ -22,11 +22,12 @@ from benchdash.inventory.builds import builds_fetch_range
 from benchdash.inventory.models import Build, Host
 from benchdash.store_retry import STORE_PATIENCE_S, STORE_UNREACHABLE, with_store_retry
 from benchdash.studies.design import Collectors, DesignRefused, Problems, StudyDesign, design_checked, draw_seed
-from benchdash.studies.forms import preset_fills, texts_cleaned
+from benchdash.studies.forms import texts_cleaned
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.progress import StudyProgress, study_progress
 from benchdash.studies.models import Scenario, Study, StudyPreset
 from benchdash.studies.pg_settings import settings_text
+from benchdash.studies.preset_fill import preset_fills
 from benchdash.studies.variant_design import axis_name, parse_picks
 from workers import npm_archive
 from workers.spec import RunOrder
