@@ -13,17 +13,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
-from django.http import QueryDict
 
 from benchdash.changes import bisection
 from benchdash.changes.bisection import SAME, Outcome, Step
 from benchdash.changes.models import Bisect, BisectStep, ChangePoint
 from benchdash.inventory.builds import registered_minors
 from benchdash.inventory.models import Build
-from benchdash.studies.forms import StudyForm
+from benchdash.studies.design import DesignRefused, StudyDesign, design_checked, draw_seed
 from benchdash.studies.lifecycle import services
 from benchdash.studies.models import Scenario, Study
-from benchdash.studies.pg_settings import settings_text
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.uncertainty import Verdict
 
@@ -138,42 +136,30 @@ def _apply(bisect: Bisect, step: Step) -> None:
 
 def _queue_step(bisect: Bisect, low: int, compared: int) -> Study:
     builds = Build.objects.in_bulk([bisect.builds[low], bisect.builds[compared]])
-    form = StudyForm(step_form_data(bisect, builds[bisect.builds[low]], builds[bisect.builds[compared]]))
-    if not form.is_valid():
-        problems = "; ".join(f"{field}: {' '.join(map(str, errors))}" for field, errors in form.errors.items())
-        raise BisectRefused(f"the bisect's study was refused: {problems}")
-    study = services.study_create(data=form.cleaned_data, created_by=bisect.created_by)
+    try:
+        design = design_checked(step_design(bisect, builds[bisect.builds[low]], builds[bisect.builds[compared]]))
+    except DesignRefused as refused:
+        raise BisectRefused(f"the bisect's study was refused: {refused}") from refused
+    study = services.study_create(design=design, created_by=bisect.created_by)
     number = bisect.steps.count() + 1
     BisectStep.objects.create(bisect=bisect, number=number, study=study, low=low, compared=compared)
     services.study_enqueue(study=study)
     return study
 
 
-def step_form_data(bisect: Bisect, baseline: Build, compared: Build) -> QueryDict:
-    """The step's study as the study form takes it: the template's design, two builds, one scenario and level."""
+def step_design(bisect: Bisect, baseline: Build, compared: Build) -> StudyDesign:
+    """The step's study: the template's design, two builds, one scenario and level, adaptive repetitions."""
     template = bisect.template
-    data = QueryDict(mutable=True)
-    data.update(
-        {
-            "title": f"bisect {bisect.pk}: {baseline.version} vs {compared.version}",
-            "year": str(template.year),
-            "db_host": str(template.db_host_id),
-            "client_host": str(template.client_host_id or template.db_host_id),
-            "baseline": str(baseline.pk),
-            "scenarios": str(bisect.scenario_id),
-            "client_levels": str(bisect.clients),
-            "repetitions": str(template.repetitions or BISECT_REPETITIONS),
-            "max_repetitions": str(max(template.max_repetitions or BISECT_CAP, (template.repetitions or 3) + 1)),
-            "threshold": str(100 * template.threshold),
-            "run_order": template.run_order,
-            "duration_s": str(template.duration_s),
-            "scale": str(template.scale),
-            "fillfactor": str(template.fillfactor or ""),
-            "pg_settings": settings_text(template.pg_settings),
-        }
+    repetitions = template.repetitions or BISECT_REPETITIONS
+    return StudyDesign.from_study(
+        template,
+        title=f"bisect {bisect.pk}: {baseline.version} vs {compared.version}",
+        builds=(baseline, compared),
+        baseline=baseline,
+        scenarios=(bisect.scenario,),
+        client_levels=(bisect.clients,),
+        repetitions=repetitions,
+        max_repetitions=max(template.max_repetitions or BISECT_CAP, (template.repetitions or 3) + 1),
+        keep_data=False,
+        seed=draw_seed(),
     )
-    data.setlist("builds", [str(baseline.pk), str(compared.pk)])
-    for flag in ("collect_sar", "collect_perf", "collect_wait_events"):
-        if getattr(template, flag):
-            data[flag] = "on"
-    return data

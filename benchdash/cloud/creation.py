@@ -2,7 +2,6 @@
 study and the instances to launch; the launch (benchdash/cloud/launch.py) is sent once this commits."""
 
 import secrets
-from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -13,18 +12,19 @@ from benchdash.cloud.budget import estimate
 from benchdash.cloud.models import CloudInstance, CloudStudy, CloudTemplate
 from benchdash.cloud.tasks import launch_cloud_study
 from benchdash.inventory.models import Host
+from benchdash.studies.design import StudyDesign
 from benchdash.studies.lifecycle import services
 
 
 @transaction.atomic
 def cloud_study_create(
-    *, template: CloudTemplate, data: Mapping[str, Any], study_seconds: float, created_by: Any = None
+    *, template: CloudTemplate, design: StudyDesign, study_seconds: float, created_by: Any = None
 ) -> CloudStudy:
     """Save the study (draft) on fresh host rows, one per role of the template, with its cloud study and its
     instances to launch; launch_cloud_study is sent once this commits."""
     hosts = {role: _new_host(template, role) for role in template.roles()}
-    roles = {"db_host": hosts[CloudInstance.Role.DB], "client_host": hosts.get(CloudInstance.Role.CLIENT)}
-    study = services.study_create(data={**data, **roles}, created_by=created_by)
+    on_hosts = design.replace(db_host=hosts[CloudInstance.Role.DB], client_host=hosts.get(CloudInstance.Role.CLIENT))
+    study = services.study_create(design=on_hosts, created_by=created_by)
     cost = estimate(template, study_seconds)
     expires_at = timezone.now() + timedelta(hours=float(cost.expiry_hours))
     cloud = CloudStudy.objects.create(study=study, template=template, expires_at=expires_at, cost_bound=cost.cost_bound)

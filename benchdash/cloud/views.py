@@ -20,7 +20,7 @@ def cloud_study_new(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and "queue" in request.POST:
         cloud = cloud_study_create(
             template=form.cleaned_data["template"],
-            data=form.cleaned_data,
+            design=form.design(),
             study_seconds=form.estimated_seconds(),
             created_by=request.user,
         )

@@ -19,8 +19,8 @@ from workers.transport import Transport, TransportError, connect
 
 
 def client_reach_problems(values: Mapping[str, Any]) -> list[ValidationError]:
-    """Why the study's pgbench host cannot reach each DB host its pgbench runs against (values: the form's
-    cleaned_data, with its designed variants); nothing when pgbench runs on the DB host itself."""
+    """Why the study's pgbench host cannot reach each DB host its pgbench runs against (values: StudyDesign.values()
+    with its designed variants); nothing when pgbench runs on the DB host itself."""
     client: Host | None = values.get("client_host")
     db_hosts = _db_hosts(values, client)
     if client is None or not db_hosts:

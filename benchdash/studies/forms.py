@@ -1,6 +1,7 @@
 """The new-study form: validates every value at its field and converts it to what the study stores."""
 
-import random
+from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -11,12 +12,12 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.inventory.builds import registered_minors
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.capacity import size_text
-from benchdash.studies.client_reach import client_reach_problems
+from benchdash.studies.design import Collectors, Problems, StudyDesign, design_problems, draw_seed
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
 from benchdash.studies.lifecycle.plan import PlannedTrial, estimate_seconds, plan_design
 from benchdash.studies.models import RUN_ORDER_LABELS, Scenario, StudyPreset
-from benchdash.studies.pg_settings import settings_text
 from benchdash.studies.power_preview import preview_power
+from benchdash.studies.preset_fill import preset_fills, preset_values
 from benchdash.studies.results.sequential import Design
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from benchdash.studies.validation import (
@@ -28,13 +29,11 @@ from benchdash.studies.validation import (
     max_duration_s,
     study_disk_estimate,
 )
-from benchdash.studies.variant_checks import variant_problems
-from benchdash.studies.variant_design import Axis, design_variants, parse_axes, parse_picks
+from benchdash.studies.variant_design import Axis, parse_axes, parse_picks
 from workers import npm_archive
 from workers.spec import RunOrder
 
 MAX_REPETITIONS = 50
-MAX_VARIANTS = 64
 
 
 def build_label(build: Build) -> str:
@@ -195,46 +194,52 @@ class StudyForm(forms.Form):
         return text
 
     def clean_threshold(self) -> float:
-        """Percent in the form, a fraction in the study: 2 -> 0.02."""
-        percent = self.cleaned_data.get("threshold")
-        return DEFAULT_THRESHOLD if percent is None else float(percent) / 100
+        return threshold_fraction(self.cleaned_data.get("threshold"))
 
     def clean_vary(self) -> list[Axis]:
-        return parse_axes(self.cleaned_data.get("vary", "").splitlines())
+        return _axes(self.cleaned_data.get("vary", ""))
+
+    def clean_baseline_variant(self) -> dict[str, str]:
+        """The baseline's picks of the axes (clean_vary's, when they cleaned)."""
+        axes = self.cleaned_data.get("vary")
+        return {} if axes is None else parse_picks(self.cleaned_data.get("baseline_variant", ""), axes)
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
-        check_study(cleaned, self.add_error)
-        self._design_variants(cleaned)
-        cap, planned = cleaned.get("max_repetitions"), cleaned.get("repetitions")
-        if cap is not None and planned is not None and cap <= planned:
-            self.add_error("max_repetitions", _("More than the planned repetitions, or empty (off)."))
-        if not self.errors:  # a probe over the network, only for a study that is otherwise right
-            for problem in client_reach_problems(cleaned):
-                self.add_error("client_host", problem)
+        if self.errors:  # a value failed to clean: those that did are checked against each other
+            check_study(cleaned, self.add_error)
+            return cleaned
+        for name, problems in design_problems(self.design()).items():
+            for problem in problems:
+                self.add_error(name, problem)
         return cleaned
 
-    def _design_variants(self, cleaned: dict[str, Any]) -> None:
-        """The variants of the builds and axes (cleaned["variants"]), each checked as every study is, on its host."""
-        axes, builds = cleaned.get("vary"), cleaned.get("builds")
-        if axes is None or not builds:
-            return
-        try:
-            picks = parse_picks(cleaned.get("baseline_variant", ""), axes)
-        except forms.ValidationError as error:
-            self.add_error("baseline_variant", error)
-            return
-        variants = design_variants(builds, cleaned.get("baseline"), axes, picks)
-        if len(variants) > MAX_VARIANTS:
-            message = _("%(count)s variants: at most %(maximum)s in one study.")
-            self.add_error(
-                "vary", forms.ValidationError(message, params={"count": len(variants), "maximum": MAX_VARIANTS})
-            )
-            return
-        for variant in variants:
-            for problem in variant_problems(variant, cleaned):
-                self.add_error("vary", problem)
-        cleaned["variants"] = variants
+    def design(self) -> StudyDesign:
+        """The study design of the form's cleaned values: the form's mapping onto StudyDesign."""
+        data = self.cleaned_data
+        return StudyDesign(
+            title=data["title"],
+            year=data["year"],
+            db_host=data.get("db_host"),
+            client_host=data.get("client_host") or data.get("db_host"),
+            builds=tuple(data["builds"]),
+            baseline=data["baseline"],
+            vary=tuple(data["vary"]),
+            baseline_picks=data["baseline_variant"],
+            scenarios=tuple(data["scenarios"]),
+            client_levels=tuple(data["client_levels"]),
+            repetitions=data["repetitions"],
+            max_repetitions=data.get("max_repetitions"),
+            threshold=data["threshold"],
+            run_order=data["run_order"] or RunOrder.RANDOM,
+            duration_s=data["duration_s"],
+            scale=data["scale"],
+            fillfactor=data.get("fillfactor"),
+            pg_settings=data.get("pg_settings") or {},
+            collectors=Collectors(data["collect_sar"], data["collect_perf"], data["collect_wait_events"]),
+            keep_data=data["keep_data"],
+            seed=data["seed"],
+        )
 
     def preset_defaults(self) -> dict[int, dict[str, str]]:
         """What picking a preset fills in, for the page's script."""
@@ -242,7 +247,7 @@ class StudyForm(forms.Form):
 
     def planned_trials(self, repetitions: int | None = None) -> list[PlannedTrial]:
         """The trials this valid form would queue, in run order (with other repetitions: the cap's worst case)."""
-        return plan_design(self.cleaned_data, repetitions)
+        return plan_design(self.design(), repetitions)
 
     def estimated_seconds(self, planned: list[PlannedTrial] | None = None) -> float:
         cleaned = self.cleaned_data
@@ -263,10 +268,10 @@ class StudyForm(forms.Form):
         planned = self.planned_trials()
         resets = sum(trial.reset_data for trial in planned)
         catalogs, _missing = build_catalogs(self.cleaned_data["builds"])
-        disk = study_disk_estimate(self.cleaned_data, catalogs)
+        disk = study_disk_estimate(self.design().values(), catalogs)
         return {
             "trials": len(planned),
-            "variants": self.cleaned_data.get("variants") or [],
+            "variants": self.design().variants(),
             "resets": resets,
             "minutes": round(self.estimated_seconds() / 60, 1),
             "connection_limit": connection_limit(self.cleaned_data["pg_settings"], catalogs),
@@ -288,44 +293,78 @@ class StudyForm(forms.Form):
         return preview_power(data.get("db_host"), data["scenarios"], data["client_levels"], design, threshold)
 
 
-def preset_values(preset: StudyPreset) -> dict[str, Any]:
-    """What choosing a study preset fills in: its design and the seed's procedure (scale, duration, run order)."""
-    return {
-        "client_levels": ",".join(map(str, preset.client_levels)),
-        "pg_settings": settings_text(preset.pg_settings),
-        "repetitions": str(preset.repetitions),
-        "run_order": preset.run_order,
-        "duration_s": str(preset.duration_s),
-        "scale": str(preset.scale),
-        "scenarios": [str(scenario.pk) for scenario in preset.scenarios.all()],
-        "vary": preset.vary,
+def design_initial(design: StudyDesign) -> dict[str, Any]:
+    """The form's initial values of a design ("run again"): its year and seed are left to the form's defaults,
+    hosts that no longer exist to the member."""
+    initial: dict[str, Any] = {
+        "title": design.title,
+        "builds": [build.pk for build in design.builds],
+        "baseline": design.baseline.pk if design.baseline else None,
+        "scenarios": [scenario.pk for scenario in design.scenarios],
+        "client_levels": list(design.client_levels),
+        "repetitions": design.repetitions or 3,
+        "max_repetitions": design.max_repetitions,
+        "threshold": round(design.threshold * 100, 2),
+        "run_order": design.run_order,
+        "duration_s": design.duration_s,
+        "scale": design.scale,
+        "fillfactor": design.fillfactor,
+        "pg_settings": dict(design.pg_settings),
+        "collect_sar": design.collectors.sar,
+        "collect_perf": design.collectors.perf,
+        "collect_wait_events": design.collectors.wait_events,
+        "keep_data": design.keep_data,
     }
+    hosts = {"db_host": design.db_host, "client_host": design.client_host}
+    return initial | {name: host.pk for name, host in hosts.items() if host}
 
 
 def _with_defaults(data: Any) -> Any:
-    """Draw the seed when left empty, and take from the chosen study preset what was left empty (its design
-    and procedure; the page's script fills them in when the preset is picked, this covers a page without
-    script and `queue_study --preset`); settings from the settings preset, else from the study preset."""
+    """Draw the seed when left empty, and take from the chosen presets what was left empty (preset_fills; the
+    page's script fills them in when the preset is picked, this covers a page without script)."""
     data = data.copy()
     if str(data.get("all_builds", "")).strip() not in ("", "false", "off") and isinstance(data, QueryDict):
         data.setlist("builds", [str(pk) for pk in Build.objects.runnable().values_list("pk", flat=True)])
     if str(data.get("minors", "")).strip() and isinstance(data, QueryDict):
         _with_minors(data)
     if not str(data.get("seed", "")).strip():
-        data["seed"] = str(random.SystemRandom().randrange(SEED_MAX + 1))
-    client_preset = _preset(data.get("client_preset"))
-    settings_preset = _preset(data.get("settings_preset")) or client_preset
-    values = preset_values(client_preset) if client_preset else {}
-    if settings_preset:
-        values["pg_settings"] = settings_text(settings_preset.pg_settings)
-    for name, value in values.items():
-        if name == "scenarios" and isinstance(data, QueryDict) and not data.getlist(name):
+        data["seed"] = str(draw_seed())
+    presets = _preset(data.get("client_preset")), _preset(data.get("settings_preset"))
+    for name, value in preset_fills(data, *presets).items():
+        if isinstance(value, list) and isinstance(data, QueryDict):
             data.setlist(name, value)
-        elif name != "scenarios" and not str(data.get(name, "")).strip():
+        else:
             data[name] = value
-    if not str(data.get("run_order", "")).strip():
-        data["run_order"] = RunOrder.RANDOM.value
     return data
+
+
+def texts_cleaned(texts: Mapping[str, Any]) -> tuple[dict[str, Any], Problems]:
+    """Each text value cleaned by the study form's field of its name, as the form cleans it (queue_study's
+    options), and the problems of those that did not clean, by name."""
+    values: dict[str, Any] = {}
+    problems: Problems = {}
+    for name, text in texts.items():
+        try:
+            values[name] = _CONVERTED.get(name, _as_cleaned)(StudyForm.base_fields[name].clean(text))
+        except forms.ValidationError as error:
+            problems[name] = [error]
+    return values, problems
+
+
+def threshold_fraction(percent: Decimal | None) -> float:
+    """Percent in the form, a fraction in the study: 2 -> 0.02; empty: the default."""
+    return DEFAULT_THRESHOLD if percent is None else float(percent) / 100
+
+
+def _axes(text: str) -> list[Axis]:
+    return parse_axes(text.splitlines())
+
+
+def _as_cleaned(value: Any) -> Any:
+    return value
+
+
+_CONVERTED: dict[str, Callable[[Any], Any]] = {"threshold": threshold_fraction, "vary": _axes}
 
 
 def _with_minors(data: QueryDict) -> None:

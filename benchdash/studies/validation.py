@@ -1,5 +1,5 @@
-"""One validation of a study, for every way one is made or changed: the new-study form (which queue_study
-fills in) and the admin.
+"""One validation of a study, for every way one is made or changed: every study design (design.design_problems,
+whichever entry built it) and the admin.
 
 The fields (fields.py) read each value from its text; check_study checks the values against each other,
 against the settings catalog of each chosen build's major, against the DB host's facts and against the
@@ -121,6 +121,14 @@ def _duration_message() -> ValidationError:
     return ValidationError(message, params={**params, "margin": settings.TRIAL_SETUP_MARGIN_S})
 
 
+def host_facts(values: Mapping[str, Any]) -> Mapping[str, object]:
+    """The DB host's facts: those the caller gives (design_problems' facts), else the latest read of the host."""
+    if "host_facts" in values:
+        return values["host_facts"]
+    host: Host | None = values.get("db_host")
+    return latest_facts(host)[0] if host else {}
+
+
 # -- clients -------------------------------------------------------------------------------------
 def connection_limit(pg_settings: Mapping[str, str], catalogs: Mapping[int, SettingsCatalog]) -> int | None:
     """max_connections less the connections kept for superusers (and, from 16, reserved_connections): what
@@ -147,7 +155,7 @@ def _check_clients(
         message = _("%(levels)s is above max_connections less the reserved connections (%(limit)s).")
         add("client_levels", ValidationError(message, params={"levels": _listed(too_many), "limit": limit}))
     host: Host | None = values.get("db_host")
-    memory_limit = client_bound_by_memory(latest_facts(host)[0]) if host else None
+    memory_limit = client_bound_by_memory(host_facts(values)) if host else None
     beyond_memory = [level for level in levels if memory_limit is not None and level > memory_limit]
     if beyond_memory and host:
         message = _(
@@ -179,7 +187,7 @@ def _check_memory(
 ) -> None:
     """The settings against the DB host's memory (capacity.MemoryNeed), when its memory is known."""
     host: Host | None = values.get("db_host")
-    memory = latest_facts(host)[0].get("memory_bytes") if host else None
+    memory = host_facts(values).get("memory_bytes") if host else None
     if not isinstance(memory, int) or memory <= 0:
         return
     clients = max(values["client_levels"])
@@ -221,7 +229,6 @@ def _listed(levels: list[int]) -> str:
 def study_disk_estimate(values: Mapping[str, Any], catalogs: Mapping[int, SettingsCatalog]) -> DiskEstimate:
     """The disk the study's clusters take on its DB host: one cluster per build and scenario, and the pristine data
     (workers/pristine.py) of each build and data its scenarios make."""
-    host: Host | None = values.get("db_host")
     scenarios: list[Scenario] = list(values.get("scenarios") or [])
     chosen_fillfactor = values.get("fillfactor")
     clusters = [
@@ -234,8 +241,9 @@ def study_disk_estimate(values: Mapping[str, Any], catalogs: Mapping[int, Settin
         for scenario in scenarios
     ]
     wal = [_max_wal_bytes(catalog, values.get("pg_settings") or {}) for catalog in catalogs.values()]
-    facts = latest_facts(host)[0] if host else {}
-    return disk_estimate(scale=values["scale"], clusters=clusters, wal_bytes=max(wal, default=2**30), facts=facts)
+    return disk_estimate(
+        scale=values["scale"], clusters=clusters, wal_bytes=max(wal, default=2**30), facts=host_facts(values)
+    )
 
 
 def _max_wal_bytes(catalog: SettingsCatalog, pg_settings: Mapping[str, str]) -> int:

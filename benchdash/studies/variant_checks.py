@@ -23,7 +23,7 @@ ARCHIVE_ARCHITECTURE = "x86_64"
 
 def variant_problems(variant: Variant, study_values: Mapping[str, Any]) -> list[ValidationError]:
     """Why this variant cannot run as designed, each problem naming the variant; study_values are the study's
-    (StudyForm.cleaned_data, or the admin's study)."""
+    (StudyDesign.values(), or the admin's study)."""
     host = variant.db_host or study_values.get("db_host")
     facts = latest_facts(host)[0] if host else {}
     problems = [*_cpu_problems(variant, host, facts), *_host_problems(variant, host, facts), *_initdb_problems(variant)]
@@ -43,6 +43,8 @@ def _study_problems(variant: Variant, study_values: Mapping[str, Any]) -> list[V
         "pg_settings": variant.settings_over(dict(study_values.get("pg_settings") or {})),
         "fillfactor": variant.fillfactor or study_values.get("fillfactor"),
     }
+    if variant.db_host:  # the facts given with the study are its own DB host's
+        seen.pop("host_facts", None)
     problems: list[ValidationError] = []
     check_study(seen, lambda _field, error: problems.extend(_named(variant, ValidationError(error))))
     return problems

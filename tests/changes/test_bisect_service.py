@@ -7,6 +7,7 @@ import pytest
 from benchdash.changes.bisection import SAME
 from benchdash.changes.bisects import BisectRefused, bisect_advance, bisect_create, minors_between
 from benchdash.changes.models import Bisect
+from benchdash.studies.design import StudyDesign
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.store import points_refresh
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory, StudyFactory
@@ -58,6 +59,24 @@ def test_it_finds_the_first_minor_where_the_change_appears_with_every_step_recor
     first = steps[0].study
     assert (first.repetitions, first.max_repetitions, first.scale) == (9, 10, template.scale)
     assert list(first.scenarios.all()) == [scenario] and first.client_levels == [4]
+
+
+def test_a_step_s_design_is_the_template_s_with_its_two_builds_its_scenario_and_its_level(template):
+    minors = builds()
+    scenario = ScenarioFactory()
+    bisect = bisect_create(template=template, scenario=scenario, clients=4, builds=minors)
+    step = StudyDesign.from_study(bisect.steps.get().study)
+    expected = StudyDesign.from_study(template).replace(
+        title=f"bisect {bisect.pk}: 17.0 vs 17.4",
+        client_host=template.client_host or template.db_host,
+        builds=(minors[0], minors[4]),
+        baseline=minors[0],
+        scenarios=(scenario,),
+        client_levels=(4,),
+        keep_data=False,
+        seed=step.seed,
+    )
+    assert step == expected
 
 
 def test_a_step_whose_study_failed_fails_the_bisect(template):

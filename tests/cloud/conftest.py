@@ -86,4 +86,4 @@ def queue_cloud_study(template, build, scenarios, placeholder: HostSpec) -> Clou
     data = form_data(host=host, builds=[build], baseline=build, scenarios=scenarios, clients="1")
     form = StudyForm(data)
     assert form.is_valid(), form.errors
-    return cloud_study_create(template=template, data=form.cleaned_data, study_seconds=form.estimated_seconds())
+    return cloud_study_create(template=template, design=form.design(), study_seconds=form.estimated_seconds())

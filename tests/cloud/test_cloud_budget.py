@@ -69,7 +69,7 @@ def test_a_study_that_would_take_the_month_over_its_budget_is_refused(client, me
     cost, _ = cost_of(cloud_form)
     form = CloudStudyForm(cloud_form)
     assert form.is_valid()
-    earlier = cloud_study_create(template=CloudTemplate.objects.get(), data=form.cleaned_data, study_seconds=3600)
+    earlier = cloud_study_create(template=CloudTemplate.objects.get(), design=form.design(), study_seconds=3600)
     settings.CLOUD_MONTHLY_BUDGET_USD = earlier.cost_bound + cost.cost_bound - Decimal("0.01")
 
     page = client.post(reverse("cloud:new"), {**cloud_form, "queue": "1"}).content.decode()

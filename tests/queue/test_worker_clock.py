@@ -17,6 +17,7 @@ from django.core.management import call_command
 from benchdash.inventory.models import Host
 from benchdash.queue.tasks import report_host_wait
 from benchdash.store_clock import store_now
+from benchdash.studies.design import StudyDesign
 from benchdash.studies.lifecycle import services
 from benchdash.studies.models import Attempt, Study, Trial
 from tests.queue.conftest import FAST_CLOCKS
@@ -110,20 +111,20 @@ RETRY_DELAY_S = 4
 
 def retried_study(host, build) -> Study:
     """A queued study of one paced trial whose first attempt failed and was put back, with no task on its way."""
-    data = {
-        "title": "retried",
-        "year": 2026,
-        "db_host": host,
-        "builds": [build],
-        "baseline": build,
-        "scenarios": [paced_reference_scenario()],
-        "client_levels": [1],
-        "repetitions": 1,
-        "duration_s": 30,
-        "scale": 1,
-        "seed": 1,
-    }
-    study = services.study_create(data=data)
+    design = StudyDesign(
+        title="retried",
+        year=2026,
+        db_host=host,
+        builds=(build,),
+        baseline=build,
+        scenarios=(paced_reference_scenario(),),
+        client_levels=(1,),
+        repetitions=1,
+        duration_s=30,
+        scale=1,
+        seed=1,
+    )
+    study = services.study_create(design=design)
     Study.objects.filter(pk=study.pk).update(status=Study.Status.QUEUED)
     study.trials.update(status=Trial.Status.PENDING, attempts=1, error="attempt 1: failed")
     return study

@@ -7,6 +7,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from benchdash.inventory.models import Host
+from benchdash.studies.design import Collectors, StudyDesign
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.outcome import trial_finish
 from benchdash.studies.models import Artifact, Study, Trial
@@ -29,25 +30,22 @@ def rows():
 
 
 def create_study(rows, host=None, **changes):
-    data = {
-        "title": "t",
-        "year": 2025,
-        "db_host": host or rows["host"],
-        "client_host": None,
-        "builds": [rows["new"], rows["old"]],
-        "baseline": rows["old"],
-        "scenarios": [rows["reference"], rows["update"]],
-        "client_levels": [1, 2],
-        "repetitions": 2,
-        "duration_s": 2,
-        "scale": 1,
-        "fillfactor": None,
-        "pg_settings": {"work_mem": "4MB"},
-        "collect_sar": True,
-        "seed": 9,
-    }
-    data.update(changes)
-    return services.study_create(data=data)
+    design = StudyDesign(
+        title="t",
+        year=2025,
+        db_host=host or rows["host"],
+        builds=(rows["new"], rows["old"]),
+        baseline=rows["old"],
+        scenarios=(rows["reference"], rows["update"]),
+        client_levels=(1, 2),
+        repetitions=2,
+        duration_s=2,
+        scale=1,
+        pg_settings={"work_mem": "4MB"},
+        collectors=Collectors(sar=True),
+        seed=9,
+    )
+    return services.study_create(design=design.replace(**changes))
 
 
 def good_outcome(tps=1234.5):

@@ -81,7 +81,7 @@ def form(rows, *, builds=("pg15",), baseline="pg15", vary="", baseline_variant="
 def test_each_axis_is_read_into_its_variant_field(rows, line, field_values):
     bound = form(rows, vary=line)
     assert bound.is_valid(), bound.errors
-    variants = bound.cleaned_data["variants"]
+    variants = bound.design().variants()
     axis = parse_axis(line)
     fields = {"checksums": "data_checksums", "cpus": "cpus", "fillfactor": "fillfactor"}
     fields |= {"wal_segsize": "wal_segment_mb", "transactions": "transactions", "connect": "connect_each_transaction"}
@@ -121,7 +121,7 @@ def test_axes_cross_with_each_other_and_the_builds_and_the_baseline_takes_the_pi
         baseline_variant="cpus=2",
     )
     assert bound.is_valid(), bound.errors
-    variants = bound.cleaned_data["variants"]
+    variants = bound.design().variants()
     assert len(variants) == 2 * 2 * 2
     assert [variant.label for variant in variants if variant.baseline] == ["pg10 checksums=off cpus=2"]
     assert bound.preview()["trials"] == 8 * 2 * 3  # variants x client levels x repetitions
@@ -187,7 +187,7 @@ def test_a_study_on_two_hosts_starts_one_trial_on_each_and_continues_each_host_o
 ):
     bound = form(rows, vary="host=local,target2", clients="1")
     assert bound.is_valid(), bound.errors
-    study = services.study_create(data=bound.cleaned_data)
+    study = services.study_create(design=bound.design())
     assert {trial.host.name for trial in study.trials.all()} == {"local", "target2"}
     sent: list[str] = []
 
@@ -316,7 +316,7 @@ def test_every_check_of_a_study_applies_to_each_variant_as_it_sees_the_study(row
 def test_a_trial_reuses_the_facts_its_own_db_host_gave_never_another_hosts(rows):
     bound = form(rows, vary="host=local,target2", clients="1")
     assert bound.is_valid(), bound.errors
-    study = services.study_create(data=bound.cleaned_data)
+    study = services.study_create(design=bound.design())
     local_trials = study.trials.filter(host=rows["local"]).order_by("position")
     remote_trials = study.trials.filter(host=rows["target2"]).order_by("position")
     Trial.objects.filter(pk=remote_trials[0].pk).update(host_facts={"cpu_threads": 16}, finished_at=timezone.now())

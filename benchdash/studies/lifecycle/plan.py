@@ -8,9 +8,12 @@ Pure functions over plain data: no models, no database.
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from workers.spec import Prewarm, Reset, RunOrder
+
+if TYPE_CHECKING:
+    from benchdash.studies.design import StudyDesign
 
 
 class Row(Protocol):
@@ -47,20 +50,20 @@ class PlannedTrial:
 
 
 def plan_design(
-    design: Mapping[str, Any], repetitions: int | None = None, variants: Sequence[VariantRef] = ()
+    design: "StudyDesign", repetitions: int | None = None, variants: Sequence[VariantRef] = ()
 ) -> list[PlannedTrial]:
-    """The plan of a study design as StudyForm.cleaned_data holds it: what the form previews and study_create queues
-    (with other repetitions: the cap's worst case). Without saved variants (the preview) each of the design's
-    variants is numbered by its place, from 1, and its trials carry that number."""
-    designed = design.get("variants") or []
+    """The plan of a study design: what the form previews and study_create queues (with other repetitions: the
+    cap's worst case). Without saved variants (the preview) each of the design's variants is numbered by its
+    place, from 1, and its trials carry that number."""
+    designed = design.variants()
     return plan_trials(
-        build_ids=sorted(build.pk for build in design["builds"]),
+        build_ids=sorted(build.pk for build in design.builds),
         variants=variants or [VariantRef(variant.build.pk, number) for number, variant in enumerate(designed, 1)],
-        scenarios=[ScenarioRule(row.pk, row.reset, row.prewarm) for row in sorted(design["scenarios"], key=_pk)],
-        client_levels=design["client_levels"],
-        repetitions=repetitions or design["repetitions"],
-        seed=design["seed"],
-        order=design.get("run_order") or RunOrder.RANDOM,
+        scenarios=[ScenarioRule(row.pk, row.reset, row.prewarm) for row in sorted(design.scenarios, key=_pk)],
+        client_levels=design.client_levels,
+        repetitions=repetitions or design.repetitions,
+        seed=design.seed,
+        order=design.run_order,
     )
 
 

@@ -8,7 +8,7 @@ database, not the broker, decides who runs what. Every claim opens an Attempt; o
 that made them commits, and a broker that cannot take one leaves the trial for beat to send.
 """
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, cast
@@ -19,13 +19,11 @@ from django.db.models import Exists, F, OuterRef, QuerySet, TextField, Value
 from django.db.models.functions import Concat
 
 from benchdash.store_clock import StoreNow, store_now
+from benchdash.studies.design import StudyDesign
 from benchdash.studies.lifecycle.adaptive import study_extend
 from benchdash.studies.lifecycle.plan import VariantRef, plan_design
 from benchdash.studies.lifecycle.signals import send_study_ended_after_commit, send_trial_after_commit
 from benchdash.studies.models import Attempt, FailureKind, Study, Trial, Variant
-from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
-from benchdash.studies.variant_design import build_variants
-from workers.spec import RunOrder
 
 ACTIVE = (Study.Status.QUEUED, Study.Status.RUNNING)
 FINISHED_TRIALS = (Trial.Status.SUCCEEDED, Trial.Status.FAILED)
@@ -36,33 +34,13 @@ class HostBusy(Exception):
 
 
 @transaction.atomic
-def study_create(*, data: Mapping[str, Any], created_by: Any = None) -> Study:
-    """Save a study from StudyForm.cleaned_data and expand it into its planned trials (status draft)."""
-    study = Study.objects.create(
-        title=data["title"],
-        year=data["year"],
-        db_host=data["db_host"],
-        client_host=data.get("client_host") or data["db_host"],
-        baseline=data["baseline"],
-        client_levels=data["client_levels"],
-        repetitions=data["repetitions"],
-        duration_s=data["duration_s"],
-        scale=data["scale"],
-        fillfactor=data.get("fillfactor"),
-        pg_settings=data.get("pg_settings") or {},
-        collect_sar=data.get("collect_sar", False),
-        collect_perf=data.get("collect_perf", False),
-        collect_wait_events=data.get("collect_wait_events", False),
-        keep_data=data.get("keep_data", False),
-        threshold=data.get("threshold", DEFAULT_THRESHOLD),
-        max_repetitions=data.get("max_repetitions"),
-        seed=data["seed"],
-        run_order=data.get("run_order") or RunOrder.RANDOM,
-        created_by=created_by if getattr(created_by, "pk", None) else None,
-    )
-    study.scenarios.set(data["scenarios"])
-    variants = study_variants_save(study, data.get("variants") or build_variants(data["builds"], data["baseline"]))
-    study.add_planned_trials(plan_design(data, variants=[VariantRef(row.build_id, row.pk) for row in variants]))
+def study_create(*, design: StudyDesign, created_by: Any = None) -> Study:
+    """Save a study from its design and expand it into its planned trials (status draft)."""
+    creator = created_by if getattr(created_by, "pk", None) else None
+    study = Study.objects.create(**design.study_fields(), created_by=creator)
+    study.scenarios.set(design.scenarios)
+    variants = study_variants_save(study, design.variants())
+    study.add_planned_trials(plan_design(design, variants=[VariantRef(row.build_id, row.pk) for row in variants]))
     return study
 
 

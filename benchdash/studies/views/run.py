@@ -32,7 +32,7 @@ def study_new(request: HttpRequest) -> HttpResponse:
         messages.warning(request, _("There is no study %(id)s to run again.") % {"id": request.GET["from"]})
     form = StudyForm(request.POST) if request.method == "POST" else StudyForm(initial=initial or {})
     if request.method == "POST" and form.is_valid() and "queue" in request.POST:
-        study = services.study_create(data=form.cleaned_data, created_by=request.user)
+        study = services.study_create(design=form.design(), created_by=request.user)
         count = {"count": study.trials.count()}
         if services.study_enqueue(study=study) == services.Queued.WAITING_FOR_BROKER:
             messages.warning(request, QUEUE_UNREACHABLE % count)

@@ -13,24 +13,28 @@ import sys
 import time
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.http import QueryDict
 from django.utils import timezone
 from tqdm import tqdm
 
 from benchdash.inventory.builds import builds_fetch_range
 from benchdash.inventory.models import Build, Host
 from benchdash.store_retry import STORE_PATIENCE_S, STORE_UNREACHABLE, with_store_retry
-from benchdash.studies.forms import StudyForm
+from benchdash.studies.design import Collectors, DesignRefused, Problems, StudyDesign, design_checked, draw_seed
+from benchdash.studies.forms import texts_cleaned
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.progress import StudyProgress, study_progress
 from benchdash.studies.models import Scenario, Study, StudyPreset
 from benchdash.studies.pg_settings import settings_text
-from benchdash.studies.variant_design import axis_name
+from benchdash.studies.preset_fill import preset_fills
+from benchdash.studies.variant_design import axis_name, parse_picks
 from workers import npm_archive
 from workers.spec import RunOrder
 
 POLL_S = 1.0
+# The design's fields that the form's fields clean into a list or a queryset: a design holds tuples.
+_SEQUENCES = ("scenarios", "client_levels", "vary")
 # The exit status of --wait when the store stayed out of reach past STORE_PATIENCE_S (1: a trial failed).
 STORE_LOST_EXIT = 3
 
@@ -137,11 +141,11 @@ class Command(BaseCommand):
         parser.add_argument("--wait", action="store_true", help="show a progress bar until the study ends")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        form = StudyForm(self._form_data(options))
-        if not form.is_valid():
-            problems = "; ".join(f"{field}: {' '.join(map(str, errors))}" for field, errors in form.errors.items())
-            raise CommandError(f"the study was not queued: {problems}")
-        study = services.study_create(data=form.cleaned_data)
+        try:
+            design = design_checked(self.study_design(options))
+        except DesignRefused as refused:
+            raise CommandError(f"the study was not queued: {refused}") from refused
+        study = services.study_create(design=design)
         queued = services.study_enqueue(study=study)
         self.stdout.write(str(study.pk))
         self.stdout.flush()
@@ -153,53 +157,61 @@ class Command(BaseCommand):
         if options["wait"]:
             self._wait(study)
 
-    def _form_data(self, options: dict[str, Any]) -> QueryDict:
+    def study_design(self, options: dict[str, Any]) -> StudyDesign:
+        """The command's mapping onto a study design: builds, hosts and scenarios by name, every other option's text
+        cleaned by the study form's field of that name, after the presets fill in what is not given."""
         preset = resolve_preset(options["preset"]) if options["preset"] else None
         if preset is None and not (options["scenarios"] and options["clients"]):
             raise CommandError("give --scenarios and --clients, or a --preset that names them")
-        everything = options["builds"].strip() == "all"
         builds = resolve_builds(options["builds"])
-        scenarios = [resolve_scenario(slug) for slug in _split(options["scenarios"])]
         baseline_build = " ".join(token for token in options["baseline"].split() if "=" not in token)
-        baseline_picks = " ".join(token for token in options["baseline"].split() if "=" in token)
         baseline = resolve_build(baseline_build) if baseline_build else min(builds, key=_version_order)
         db_host = resolve_host(options["host"])
-        client_host = resolve_host(options["client_host"]) if options["client_host"] else db_host
-        data = QueryDict(mutable=True)
-        data.update(
-            {
-                "title": options["title"] or _default_title(options["builds"], builds, preset),
-                "year": options["year"],
-                "db_host": str(db_host.pk),
-                "client_host": str(client_host.pk),
-                "baseline": str(baseline.pk),
-                "client_preset": str(preset.pk) if preset else "",
-                "client_levels": options["clients"],
-                "repetitions": options["repetitions"] or ("" if preset else "3"),
-                "max_repetitions": options["max_repetitions"],
-                "threshold": options["threshold"],
-                "run_order": options["order"],
-                "duration_s": options["duration"] or ("" if preset else "60"),
-                "scale": options["scale"] or ("" if preset else "1"),
-                "fillfactor": options["fillfactor"],
-                "pg_settings": self._settings(options, preset),
-                "seed": options["seed"],
-                "vary": self._vary(options, preset),
-                "baseline_variant": baseline_picks,
-            }
+        texts = self._texts(options, builds, preset)
+        values, problems = texts_cleaned(texts | preset_fills(texts, preset, None))
+        picks = self._baseline_picks(options, values, problems)
+        if problems:
+            raise DesignRefused(problems)
+        fields: dict[str, Any] = {name: tuple(value) if name in _SEQUENCES else value for name, value in values.items()}
+        return StudyDesign(
+            **fields,
+            db_host=db_host,
+            client_host=resolve_host(options["client_host"]) if options["client_host"] else db_host,
+            builds=tuple(builds),
+            baseline=baseline,
+            baseline_picks=picks,
+            collectors=_collectors(options),
+            keep_data=options["keep_data"],
         )
-        data.setlist("builds", [str(build.pk) for build in builds])
-        if everything:
-            data["all_builds"] = "on"
-        if scenarios:
-            data.setlist("scenarios", [str(scenario.pk) for scenario in scenarios])
-        for flag, name in (("no_sar", "collect_sar"), ("no_wait_events", "collect_wait_events")):
-            if not options[flag]:
-                data[name] = "on"
-        for flag, name in (("perf", "collect_perf"), ("keep_data", "keep_data")):
-            if options[flag]:
-                data[name] = "on"
-        return data
+
+    def _texts(self, options: dict[str, Any], builds: list[Build], preset: StudyPreset | None) -> dict[str, Any]:
+        """The options as the study form's fields take them; left empty, the preset's or the form's default."""
+        scenarios = [resolve_scenario(slug) for slug in _split(options["scenarios"])]
+        return {
+            "title": options["title"] or _default_title(options["builds"], builds, preset),
+            "year": options["year"],
+            "scenarios": [str(scenario.pk) for scenario in scenarios],
+            "client_levels": options["clients"],
+            "repetitions": options["repetitions"] or ("" if preset else "3"),
+            "max_repetitions": options["max_repetitions"],
+            "threshold": options["threshold"],
+            "run_order": options["order"],
+            "duration_s": options["duration"] or ("" if preset else "60"),
+            "scale": options["scale"] or ("" if preset else "1"),
+            "fillfactor": options["fillfactor"],
+            "pg_settings": self._settings(options, preset),
+            "seed": options["seed"] or str(draw_seed()),
+            "vary": self._vary(options, preset),
+        }
+
+    def _baseline_picks(self, options: dict[str, Any], values: dict[str, Any], problems: Problems) -> dict[str, str]:
+        """--baseline's axis values (`checksums=off`), each one of --vary's (a problem of baseline_variant if not)."""
+        picks = " ".join(token for token in options["baseline"].split() if "=" in token)
+        try:
+            return parse_picks(picks, values.get("vary") or [])
+        except ValidationError as error:
+            problems["baseline_variant"] = [error]
+            return {}
 
     def _vary(self, options: dict[str, Any], preset: StudyPreset | None) -> str:
         """The study preset's axes, each --vary in place of the preset's axis of the same name: narrowing one axis
@@ -257,6 +269,10 @@ def _default_title(text: str, builds: list[Build], preset: StudyPreset | None) -
     a preset's study by the preset's name before them."""
     versions = f"PostgreSQL {text.strip()}" if ".." in text else " vs ".join(build.version for build in builds)
     return f"{preset.name}: {versions}" if preset else versions
+
+
+def _collectors(options: dict[str, Any]) -> Collectors:
+    return Collectors(sar=not options["no_sar"], perf=options["perf"], wait_events=not options["no_wait_events"])
 
 
 def _version_order(build: Build) -> int:

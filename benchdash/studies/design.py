@@ -1,0 +1,187 @@
+"""A study design: everything a study asks for, as one typed, frozen value, and the one check of it.
+
+Each entry (the new-study form, queue_study, the bisect, "run again", the cloud form) builds a StudyDesign from
+its own input; design_problems says what is wrong with it against the DB host's facts, keyed by the field it is
+about; services.study_create(design=...) saves it. A new design option is a field here plus one line in each
+entry's mapping (CONTRIBUTING.md, "Adding a design option").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from benchdash.studies.client_reach import client_reach_problems
+from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
+from benchdash.studies.validation import SEED_MAX, check_study
+from benchdash.studies.variant_checks import variant_problems
+from benchdash.studies.variant_design import Axis, design_variants
+from workers.spec import RunOrder
+
+if TYPE_CHECKING:
+    from benchdash.inventory.models import Build, Host
+    from benchdash.studies.models import Scenario, Study, Variant
+
+MAX_VARIANTS = 64
+Problems = dict[str, list[ValidationError]]
+# The design's fields that a Study stores as they are, under the same name.
+_SAVED_AS_IS = (
+    "title",
+    "year",
+    "db_host",
+    "baseline",
+    "repetitions",
+    "max_repetitions",
+    "threshold",
+    "run_order",
+    "duration_s",
+    "scale",
+    "fillfactor",
+    "keep_data",
+    "seed",
+)
+
+
+class DesignRefused(ValueError):
+    """A design with problems, said in one line: for the entries that have no field to show them on."""
+
+    def __init__(self, problems: Problems) -> None:
+        super().__init__(problems_text(problems))
+        self.problems = problems
+
+
+def draw_seed() -> int:
+    """A fresh seed of the run order, for a design that was given none."""
+    return random.SystemRandom().randrange(SEED_MAX + 1)
+
+
+def problems_text(problems: Mapping[str, Sequence[ValidationError | str]]) -> str:
+    """Every problem, as `field: message message; field: message`."""
+    return "; ".join(f"{name}: {' '.join(_messages(errors))}" for name, errors in problems.items())
+
+
+def _messages(errors: Sequence[ValidationError | str]) -> list[str]:
+    return [message for error in errors for message in ValidationError(error).messages]
+
+
+@dataclass(frozen=True)
+class Collectors:
+    """What each trial collects beside pgbench's own output: sar, perf stacks, wait-event samples."""
+
+    sar: bool = False
+    perf: bool = False
+    wait_events: bool = False
+
+    @classmethod
+    def of(cls, study: Study) -> Collectors:
+        return cls(study.collect_sar, study.collect_perf, study.collect_wait_events)
+
+    def study_fields(self) -> dict[str, bool]:
+        """The Study model's fields of these collectors."""
+        return {"collect_sar": self.sar, "collect_perf": self.perf, "collect_wait_events": self.wait_events}
+
+
+@dataclass(frozen=True)
+class StudyDesign:
+    """A study as asked for, before it is saved. db_host is None only on the cloud form, whose hosts are made later.
+    vary and baseline_picks make the variants (variant_design.py): empty, one per build."""
+
+    title: str
+    year: int
+    db_host: Host | None
+    builds: tuple[Build, ...]
+    baseline: Build
+    scenarios: tuple[Scenario, ...]
+    client_levels: tuple[int, ...]
+    repetitions: int
+    seed: int
+    client_host: Host | None = None
+    vary: tuple[Axis, ...] = ()
+    baseline_picks: Mapping[str, str] = field(default_factory=dict)
+    max_repetitions: int | None = None
+    threshold: float = DEFAULT_THRESHOLD
+    run_order: str = RunOrder.RANDOM
+    duration_s: int = 60
+    scale: int = 1
+    fillfactor: int | None = None
+    pg_settings: Mapping[str, str] = field(default_factory=dict)
+    collectors: Collectors = Collectors()
+    keep_data: bool = False
+
+    @classmethod
+    def from_study(cls, study: Study, **changes: Any) -> StudyDesign:
+        """The design of a saved study (its builds alone: a study's axes are not kept apart from its variants),
+        with `changes` in place of its own values."""
+        own: dict[str, Any] = {name: getattr(study, name) for name in _SAVED_AS_IS}
+        own |= {
+            "client_host": study.client_host,
+            "builds": tuple(study.builds.order_by("pk")),
+            "scenarios": tuple(study.scenarios.order_by("pk")),
+            "client_levels": tuple(study.client_levels),
+            "pg_settings": dict(study.pg_settings),
+            "collectors": Collectors.of(study),
+        }
+        return cls(**(own | changes))
+
+    def study_fields(self) -> dict[str, Any]:
+        """The Study model's fields of this design (its scenarios and variants are saved beside them)."""
+        fields = {name: getattr(self, name) for name in _SAVED_AS_IS}
+        fields |= {"client_host": self.client_host or self.db_host, "client_levels": list(self.client_levels)}
+        return fields | {"pg_settings": dict(self.pg_settings), **self.collectors.study_fields()}
+
+    def replace(self, **changes: Any) -> StudyDesign:
+        return dataclasses.replace(self, **changes)
+
+    def variants(self) -> list[Variant]:
+        """The designed variants, unsaved and made afresh on each call (saving one sets its study)."""
+        return design_variants(self.builds, self.baseline, self.vary, self.baseline_picks)
+
+    def values(self) -> dict[str, Any]:
+        """The design by field name, as validation.check_study and the variant checks read a study."""
+        values = {item.name: getattr(self, item.name) for item in dataclasses.fields(self)}
+        values.update(builds=list(self.builds), scenarios=list(self.scenarios), client_levels=list(self.client_levels))
+        return values | {"pg_settings": dict(self.pg_settings)}
+
+
+def design_problems(design: StudyDesign, facts: Mapping[str, object] | None = None) -> Problems:
+    """What is wrong with the design, by field: its values against each other, the builds' settings catalogs, the
+    DB host's facts (given, or the latest read) and the site's limits; each variant on its host; and, when nothing
+    else is wrong, whether the pgbench host reaches the DB hosts (a probe over the network)."""
+    problems: Problems = defaultdict(list)
+    values = design.values() | ({} if facts is None else {"host_facts": facts})
+    check_study(values, lambda name, error: problems[name].append(ValidationError(error)))
+    _cap_problems(design, problems)
+    variants = design.variants()
+    _variant_problems(variants, values, problems)
+    if not any(problems.values()):
+        problems["client_host"] += client_reach_problems({**values, "variants": variants})
+    return {name: errors for name, errors in problems.items() if errors}
+
+
+def design_checked(design: StudyDesign) -> StudyDesign:
+    """The design, or DesignRefused with its problems."""
+    problems = design_problems(design)
+    if problems:
+        raise DesignRefused(problems)
+    return design
+
+
+def _cap_problems(design: StudyDesign, problems: Problems) -> None:
+    if design.max_repetitions is not None and design.max_repetitions <= design.repetitions:
+        problems["max_repetitions"].append(ValidationError(_("More than the planned repetitions, or empty (off).")))
+
+
+def _variant_problems(variants: list[Variant], values: Mapping[str, Any], problems: Problems) -> None:
+    if len(variants) > MAX_VARIANTS:
+        message = _("%(count)s variants: at most %(maximum)s in one study.")
+        problems["vary"].append(ValidationError(message, params={"count": len(variants), "maximum": MAX_VARIANTS}))
+        return
+    for variant in variants:
+        problems["vary"] += variant_problems(variant, values)
