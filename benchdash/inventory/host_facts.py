@@ -33,6 +33,7 @@ def host_facts_read(*, host_id: int) -> Host:
     else:
         read = {"facts": facts, "facts_updated_at": timezone.now(), "facts_state": FactsState.READ, "facts_error": ""}
         Host.objects.filter(pk=host_id).update(**read)
+        Host.note_answered(host.name)
     return Host.objects.get(pk=host_id)
 
 
@@ -58,6 +59,7 @@ def host_facts_refresh(*, host_id: int) -> bool:
     host = Host.objects.get(pk=host_id)
     with connect(spec_from_row(HostSpec, host, installation="")) as transport:
         booted_at = read_boot_time(transport)
+    Host.note_answered(host.name)
     if not host_facts_outdated(host.facts or {}, booted_at):
         return False
     return host_facts_read(host_id=host_id).facts_state == FactsState.READ

@@ -87,6 +87,12 @@ class Host(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @staticmethod
+    def note_answered(name: str) -> None:
+        """The host answered a connection: the "waiting for host" note of an attempt that lost it goes, whoever
+        connected (an attempt, the noise check, a facts read, a command run by hand)."""
+        Host.objects.filter(name=name, unreachable_since__isnull=False).update(unreachable_since=None)
+
     @property
     def is_local(self) -> bool:
         return self.name == LOCAL_HOST_NAME

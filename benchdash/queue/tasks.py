@@ -181,11 +181,10 @@ def report_host_wait(host_name: str, since: datetime | None) -> None:
 
 
 def _note_host_wait(host_name: str, since: datetime | None) -> None:
-    hosts = Host.objects.filter(name=host_name)
-    if since is None:  # reported at every connection: written only when a note is there to clear
-        hosts.filter(unreachable_since__isnull=False).update(unreachable_since=None)
+    if since is None:  # reported at every connection
+        Host.note_answered(host_name)
     else:  # the wait begins now: noted in the store's time, as the trial's times are (a worker's clock may be off)
-        hosts.update(unreachable_since=StoreNow())
+        Host.objects.filter(name=host_name).update(unreachable_since=StoreNow())
 
 
 def note_host_busy(host_name: str, busy_with: str) -> None:

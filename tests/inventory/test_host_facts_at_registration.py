@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from benchdash.inventory.host_facts import host_facts_read, host_facts_refresh, host_facts_wanted
 from benchdash.inventory.models import FactsState, Host
@@ -142,3 +142,11 @@ def test_facts_read_before_the_host_s_last_boot_are_read_again_before_a_study(lo
     host.refresh_from_db()
     assert host.facts["cpu_threads"] == os.cpu_count() and host.facts["boot_time"] == boot_time()
     assert host_facts_refresh(host_id=host.pk) is False  # read since the boot: not read again
+
+
+def test_a_facts_read_that_reaches_the_host_clears_its_waiting_for_host_note(local_target):
+    host = HostFactory(name="local", address="", work_dir=local_target.work_dir, unreachable_since=timezone.now())
+
+    host_facts_read(host_id=host.pk)
+
+    assert Host.objects.get(pk=host.pk).unreachable_since is None

@@ -60,6 +60,9 @@ class Command(BaseCommand):
             raise CommandError(str(refused)) from None
         try:
             outcome = run_trial(spec, db_transport, client_transport)
+            if not outcome.host_unreachable:
+                for host in {spec.db_host.name, spec.client_host.name}:
+                    Host.note_answered(host)
         finally:
             db_transport.close()
             if client_transport is not None:

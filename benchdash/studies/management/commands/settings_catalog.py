@@ -42,6 +42,7 @@ class Command(BaseCommand):
                     path = output_dir / f"{catalog.major}.json"
                     path.write_text(catalog_text(catalog, source=f"pg_settings of {build.name}"), encoding="utf-8")
                     self.stdout.write(f"{path}: PostgreSQL {catalog.version}, {len(catalog.settings)} settings")
+            Host.note_answered(host.name)
         except (BuildInstallError, ClusterError, TransportError) as error:
             raise CommandError(str(error)) from error
 
