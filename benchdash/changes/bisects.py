@@ -19,7 +19,7 @@ from benchdash.changes.bisection import SAME, Outcome, Step
 from benchdash.changes.models import Bisect, BisectStep, ChangePoint
 from benchdash.inventory.builds import registered_minors
 from benchdash.inventory.models import Build
-from benchdash.studies.design import DesignRefused, StudyDesign, design_checked, draw_seed
+from benchdash.studies.design import DesignRefused, StudyDesign, design_checked, design_problems_offline, draw_seed
 from benchdash.studies.lifecycle import services
 from benchdash.studies.models import Scenario, Study
 from benchdash.studies.results.queries import study_results
@@ -136,8 +136,11 @@ def _apply(bisect: Bisect, step: Step) -> None:
 
 def _queue_step(bisect: Bisect, low: int, compared: int) -> Study:
     builds = Build.objects.in_bulk([bisect.builds[low], bisect.builds[compared]])
+    step = step_design(bisect, builds[bisect.builds[low]], builds[bisect.builds[compared]])
     try:
-        design = design_checked(step_design(bisect, builds[bisect.builds[low]], builds[bisect.builds[compared]]))
+        # Under the bisect's row lock: no probe over the network here. The step's hosts are its template's, whose
+        # pgbench host was found to reach its DB host when the template was queued.
+        design = design_checked(step, design_problems_offline)
     except DesignRefused as refused:
         raise BisectRefused(f"the bisect's study was refused: {refused}") from refused
     study = services.study_create(design=design, created_by=bisect.created_by)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -151,25 +151,33 @@ class StudyDesign:
 
 
 def design_problems(design: StudyDesign, facts: Mapping[str, object] | None = None) -> Problems:
-    """What is wrong with the design, by field: its values against each other, the builds' settings catalogs, the
-    DB host's facts (given, or the latest read) and the site's limits; each variant on its host; and, when nothing
-    else is wrong, whether the pgbench host reaches the DB hosts (a probe over the network)."""
+    """What is wrong with the design (design_problems_offline), and, when nothing else is, whether the pgbench host
+    reaches the DB hosts: a probe over the network, so never called inside a transaction."""
+    problems = design_problems_offline(design, facts)
+    if not problems:
+        values = design.values() | ({} if facts is None else {"host_facts": facts})
+        reach = client_reach_problems({**values, "variants": design.variants()})
+        problems = {"client_host": reach} if reach else {}
+    return problems
+
+
+def design_problems_offline(design: StudyDesign, facts: Mapping[str, object] | None = None) -> Problems:
+    """What is wrong with the design, by field, without reaching any host: its values against each other, the
+    builds' settings catalogs, the DB host's facts (given, or the latest read) and the site's limits; each variant on
+    its host."""
     problems: Problems = defaultdict(list)
     values = design.values() | ({} if facts is None else {"host_facts": facts})
     check_study(values, lambda name, error: problems[name].append(ValidationError(error)))
     _cap_problems(design, problems)
-    variants = design.variants()
-    _variant_problems(variants, values, problems)
-    if not any(problems.values()):
-        problems["client_host"] += client_reach_problems({**values, "variants": variants})
+    _variant_problems(design.variants(), values, problems)
     return {name: errors for name, errors in problems.items() if errors}
 
 
-def design_checked(design: StudyDesign) -> StudyDesign:
-    """The design, or DesignRefused with its problems."""
-    problems = design_problems(design)
-    if problems:
-        raise DesignRefused(problems)
+def design_checked(design: StudyDesign, problems: Callable[[StudyDesign], Problems] = design_problems) -> StudyDesign:
+    """The design, or DesignRefused with its problems (those design_problems finds, or the given check's)."""
+    found = problems(design)
+    if found:
+        raise DesignRefused(found)
     return design
 
 
