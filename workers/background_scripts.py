@@ -210,12 +210,15 @@ if ! command -v flock >/dev/null 2>&1; then echo unlocked; exit 0; fi
 exec 9>>"$lock" || exit 1
 if [ "$wait" -gt 0 ]; then set -- -w "$wait"; else set -- -n; fi
 if ! flock "$@" 9; then
-  holder=
-  { IFS= read -r holder < "$lock"; } 2>/dev/null
+  holder= pid=
+  { IFS=' ' read -r holder pid < "$lock"; } 2>/dev/null
+  # Named only while the holder named there lives: a new holder has the lock a moment before it writes its name,
+  # and what it finds there till then is the last holder's.
+  case $pid in ''|*[!0-9]*) holder= ;; *) kill -0 "$pid" 2>/dev/null || holder= ;; esac
   echo "busy ${holder:-unknown}"
   exit 0
 fi
-printf '%s\n' "$installation" > "$lock"
+printf '%s %s\n' "$installation" "$$" > "$lock"
 echo held
 exec cat > /dev/null
 """

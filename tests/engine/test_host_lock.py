@@ -36,7 +36,7 @@ def test_another_installation_finds_the_host_busy_with_the_holder_s_id(any_trans
         with host_lock(staging), busy, host_lock(production):
             pytest.fail("two installations held the host together")
         with host_lock(production):
-            assert any_transport.get_bytes(production.host.lock_path) == f"{PRODUCTION}\n".encode()
+            assert any_transport.get_bytes(production.host.lock_path).startswith(f"{PRODUCTION} ".encode())
 
 
 def test_an_attempt_of_the_same_installation_is_not_held_up_by_the_lock(any_transport):
@@ -121,3 +121,21 @@ def test_a_noise_check_of_a_host_busy_with_another_installation_gives_no_verdict
         report = check_host(any_transport.host.for_installation(PRODUCTION), sample_ms=100, micro_runs=1)
     assert report["verdict"] == "unknown"
     assert f"busy with another benchdash installation ({STAGING})" in report["error"]
+
+
+def test_a_holder_that_has_not_yet_written_its_name_is_never_taken_for_the_last_holder(any_transport):
+    """Between a holder's flock and its name in the file, the file still names the last holder, whose process is
+    gone: an attempt of that installation must find the host busy, not take it for its own earlier attempt."""
+    staging = connect(any_transport.host.for_installation(STAGING))
+    with staging:
+        with host_lock(staging):
+            pass  # the file now names staging and a holder that has ended
+        lock_path = staging.host.lock_path
+        silent = 'exec 9>>"$1" && flock 9 && echo held'  # holds the lock, names nobody yet
+        newcomer = any_transport.hold(["sh", "-c", f"{silent} && exec cat", "sh", lock_path], timeout=60)
+        try:
+            assert newcomer.first_line(10) == "held"
+            with pytest.raises(HostLockBusy, match=r"installation \(unknown\)"), host_lock(staging):
+                pytest.fail("an attempt went on beside another holder")
+        finally:
+            newcomer.release()
