@@ -4,7 +4,8 @@ Two installations (a staging and a production dashboard, two checkouts) that run
 and work dir, and their stores know nothing of each other: the store's one-trial-per-host rule cannot keep them
 apart. So an attempt holds a lock on the target while it runs: flock on host.lock in the work dir they share, taken
 by a command that lives as long as the attempt holds it (Transport.hold) and ends with the worker's connection, so a
-worker that dies, however it dies, leaves no lock behind. The holder writes its installation's id and its pid in the file.
+worker that dies, however it dies, leaves no lock behind. The holder writes its installation's id and its pid in
+the file.
 
 An attempt that finds the lock held by another installation does nothing on the host: it ends with host_busy_with
 set to the holder's id, and the store puts the trial back to wait, as for a host that runs another study's trial.
