@@ -13,7 +13,6 @@ from django.utils import timezone
 
 from benchdash.inventory.models import FactsState, Host
 from workers.facts import collect_host_facts, read_boot_time
-from workers.spec import HostSpec, spec_from_row
 from workers.transport import TransportError, connect
 
 # Sent after commit with host_id and host_name: read this host's facts on the queue of its worker.
@@ -26,7 +25,7 @@ def host_facts_read(*, host_id: int) -> Host:
     """Read the host's facts and keep them; a host that cannot be read keeps the facts it had, and the reason."""
     host = Host.objects.get(pk=host_id)
     try:
-        with connect(spec_from_row(HostSpec, host, installation="")) as transport:
+        with connect(host.whole_spec()) as transport:
             facts = collect_host_facts(transport, host.work_dir)
     except TransportError as error:
         Host.objects.filter(pk=host_id).update(facts_state=FactsState.FAILED, facts_error=str(error))
@@ -57,7 +56,7 @@ def host_facts_outdated(facts: dict[str, object], booted_at: int | None) -> bool
 def host_facts_refresh(*, host_id: int) -> bool:
     """Before a study: read the host's facts again when it booted since they were read; True when they were."""
     host = Host.objects.get(pk=host_id)
-    with connect(spec_from_row(HostSpec, host, installation="")) as transport:
+    with connect(host.whole_spec()) as transport:
         booted_at = read_boot_time(transport)
     Host.note_answered(host.name)
     if not host_facts_outdated(host.facts or {}, booted_at):

@@ -8,6 +8,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.validators import validate_host_address, validate_port, validate_target_path
+from workers.spec import HostSpec, spec_from_row
 
 LOCAL_HOST_NAME = "local"
 
@@ -86,6 +87,11 @@ class Host(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def whole_spec(self) -> HostSpec:
+        """The engine's spec of the host as it is, its work dir whole: for reading its facts. A trial's spec is this
+        installation's part of it (studies/lifecycle/specs.host_spec)."""
+        return spec_from_row(HostSpec, self, installation="")
 
     @staticmethod
     def note_answered(name: str) -> None:

@@ -17,7 +17,7 @@ from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec, spec_from
 def host_spec(host: Host) -> HostSpec:
     """The host as this installation sees it: its own part of the host's work dir, beside the host-wide lock that
     other installations sharing the host take too (workers/host_lock.py)."""
-    return spec_from_row(HostSpec, host, installation="").for_installation(Installation.current_token())
+    return host.whole_spec().for_installation(Installation.current_token())
 
 
 def build_spec(build: Build) -> BuildSpec:
