@@ -78,7 +78,7 @@ def run_study_trial(self: Any, trial_id: int, due_at: str = "") -> str:
         services.trial_touch(trial_id=trial_id)
         # The trial that holds the host may have lost its worker: put it back now rather than when beat runs.
         put_back_orphans()
-        raise self.retry(kwargs={"due_at": due_in(settings.HOST_BUSY_RETRY_S)}, countdown=0) from None
+        raise _retry_once_the_host_may_be_free(self) from None
     if trial is None:
         if (kept := cancelled_trial_spec(trial_id)) is not None:
             stop_server_kept_for(kept, on_wait=report_host_wait)
@@ -86,7 +86,7 @@ def run_study_trial(self: Any, trial_id: int, due_at: str = "") -> str:
     if (no_room := storage_no_room(study_id=trial.study_id)) is not None:  # no benchmark for nothing: stop now
         trial = with_store_retry(partial(trial_fail_for_storage, trial=trial, reason=no_room), "stop the study")
     elif (stored := run_and_store(trial)) is None:  # its DB host was busy with another installation: it waits
-        raise self.retry(kwargs={"due_at": due_in(settings.HOST_BUSY_RETRY_S)}, countdown=0)
+        raise _retry_once_the_host_may_be_free(self)
     else:
         trial = stored
     if trial.status != Trial.Status.RUNNING:  # running: a later attempt has it, and its end goes on
@@ -94,6 +94,12 @@ def run_study_trial(self: Any, trial_id: int, due_at: str = "") -> str:
         with_store_retry(next_on_host, "send the next trial")
     logger.info("trial %s of study %s: %s %s", trial.pk, trial.study_id, trial.status, trial.tps)
     return str(trial.status)
+
+
+def _retry_once_the_host_may_be_free(task: Any) -> Exception:
+    """The task sent again HOST_BUSY_RETRY_S from now on the store's clock: its DB host runs another study's trial, or
+    another installation's."""
+    return task.retry(kwargs={"due_at": due_in(settings.HOST_BUSY_RETRY_S)}, countdown=0)
 
 
 def run_and_store(trial: Trial) -> Trial | None:
