@@ -153,12 +153,12 @@ class StudyDesign:
 def design_problems(design: StudyDesign, facts: Mapping[str, object] | None = None) -> Problems:
     """What is wrong with the design (design_problems_offline), and, when nothing else is, whether the pgbench host
     reaches the DB hosts: a probe over the network, so never called inside a transaction."""
-    problems = design_problems_offline(design, facts)
-    if not problems:
-        values = design.values() | ({} if facts is None else {"host_facts": facts})
-        reach = client_reach_problems({**values, "variants": design.variants()})
-        problems = {"client_host": reach} if reach else {}
-    return problems
+    return design_problems_offline(design, facts) or _reach_problems(design)
+
+
+def _reach_problems(design: StudyDesign) -> Problems:
+    reach = client_reach_problems({**design.values(), "variants": design.variants()})
+    return {"client_host": reach} if reach else {}
 
 
 def design_problems_offline(design: StudyDesign, facts: Mapping[str, object] | None = None) -> Problems:
