@@ -64,9 +64,7 @@ def side_evidence(side: Side) -> SideEvidence:
         waits=_waits(point),
         functions={row["function"]: 100.0 * row["share"] for row in (profile or {}).get("perf_self", [])},
         table_health=_table_health(side),
-        settings={
-            name: value for name, value in (trial.server_settings if trial else {}).items() if name not in ENGINE_OWN
-        },
+        settings=_settings(trial),
         environment=_environment(trial),
     )
 
