@@ -3,7 +3,7 @@
 # nothing and starts nothing, so it needs the .venv that `make test` made, with the test tools. Its pytest reads the
 # test modules rewritten ahead (tests/rewrite_ahead.py, which rewrites only what changed since), so that its
 # collection rewrites none of them.
-.PHONY: run test check setup lint imports need-venv stop bench certs lock
+.PHONY: run test check setup lint imports need-venv stop bench certs lock plotly
 
 # Settings may live in .env (see .env.example); every step below sees them.
 ifneq (,$(wildcard .env))
@@ -86,3 +86,8 @@ lock:
 	@test -x .venv/bin/uv || { echo "benchdash: no .venv/bin/uv here: run make test or make run once first" >&2; exit 1; }
 	$(LOCK) requirements.in -o requirements.txt
 	$(LOCK) requirements-dev.in -o requirements-dev.txt
+
+# The plotly.js bundles of deploy/plotly-bundles.txt, built from the npm registry into static/vendor/ (committed:
+# set-up needs no Node.js). Needs node and npm.
+plotly:
+	@bash deploy/plotly-bundles.sh

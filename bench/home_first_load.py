@@ -51,7 +51,7 @@ BROWSER_FLAGS = (
     "--lang=ja",
 )
 PLOTLY_BYTES = (
-    "var r = performance.getEntriesByType('resource').find(e => /plotly(-basic)?\\.min/.test(e.name));"
+    "var r = performance.getEntriesByType('resource').find(e => /plotly(-[a-z-]+)?\\.min/.test(e.name));"
     "return r ? r.transferSize : 0"
 )
 

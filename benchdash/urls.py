@@ -1,11 +1,21 @@
 from django.contrib import admin
 from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponseRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 from django.views.i18n import set_language
+
+
+@login_not_required
+def favicon(request: HttpRequest) -> HttpResponseRedirect:
+    """Browsers ask /favicon.ico of a page that names no icon (the API's docs): the site's one icon."""
+    return HttpResponseRedirect(static("favicon.svg"))
+
 
 # Raw trial files are served by studies:artifact, which checks read access: never from /media/ (nothing here serves
 # MEDIA_ROOT, and whitenoise serves STATIC_ROOT only).
 urlpatterns = [
+    path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("accounts/", include("benchdash.account_urls")),
     # Open with BENCHDASH_PUBLIC_READ off too, so that the login page can switch its language.

@@ -7,6 +7,45 @@ window.benchdashCharts = (function () {
   var EXPORT_WIDTH = 1600;
   var EXPORT_HEIGHT = 900; // 16:9
   var CLOUD_BUTTONS = ["sendChartToCloud", "editInChartStudio", "toImage", "select2d", "lasso2d"];
+  var DARK = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  // plotly.js's own colours, which exports keep whatever the page's: a paper for a report.
+  var LIGHT = {
+    paper: "#fff", ink: "#444", grid: "#eee", line: "#444", modebar: "rgba(255, 255, 255, 0.5)", icons: "rgba(68, 68, 68, 0.3)",
+  };
+
+  function axisNames(layout) {
+    return ["xaxis", "yaxis"].concat(Object.keys(layout).filter(function (name) { return /^[xy]axis\d+$/.test(name); }));
+  }
+
+  // The layout in the given colours (no figure sets these of its own: benchdash/*/charts.py).
+  function coloured(layout, colours) {
+    var result = Object.assign({}, layout, {
+      paper_bgcolor: colours.paper, plot_bgcolor: colours.paper,
+      font: Object.assign({}, layout.font || {}, { color: colours.ink }),
+      modebar: { bgcolor: colours.modebar, color: colours.icons, activecolor: colours.ink },
+    });
+    axisNames(layout).forEach(function (name) {
+      result[name] = Object.assign({}, layout[name] || {}, {
+        gridcolor: colours.grid, zerolinecolor: colours.line, linecolor: colours.line,
+      });
+    });
+    return result;
+  }
+
+  // Under the system's dark setting a chart takes the page's colours (site.css): the page shows through its
+  // background, its text and grid in the page's ink and lines.
+  function themed(layout) {
+    if (!DARK || !DARK.matches) {
+      return layout;
+    }
+    var style = window.getComputedStyle(document.documentElement);
+    var ink = style.getPropertyValue("--ink").trim();
+    var line = style.getPropertyValue("--line").trim();
+    var muted = style.getPropertyValue("--muted").trim();
+    return coloured(layout, {
+      paper: "rgba(0, 0, 0, 0)", ink: ink, grid: line, line: line, modebar: "rgba(0, 0, 0, 0)", icons: muted,
+    });
+  }
 
   function exportInfo() {
     var element = document.getElementById("chart-export");
@@ -36,7 +75,7 @@ window.benchdashCharts = (function () {
   // data-export-caption) under the plot.
   function exportFigure(chart) {
     var info = exportInfo();
-    var layout = JSON.parse(JSON.stringify(chart.layout || {}));
+    var layout = coloured(JSON.parse(JSON.stringify(chart.layout || {})), LIGHT);
     var lines = [info.captionStudy, info.captionHost, info.captionSource].filter(Boolean);
     if (!lines.length) {
       lines = [chart.dataset.exportCaption || document.title, "benchdash: " + window.location.href];
@@ -106,7 +145,7 @@ window.benchdashCharts = (function () {
       return;
     }
     var plot = element.classList.contains("js-plotly-plot") ? window.Plotly.react : window.Plotly.newPlot;
-    plot(element, figure.data, figure.layout, config(element.dataset.pngName));
+    plot(element, figure.data, themed(figure.layout || {}), config(element.dataset.pngName));
   }
 
   function onScreen(element) {
@@ -141,6 +180,11 @@ window.benchdashCharts = (function () {
       }
     });
     drawLater(later);
+  }
+
+  // A change of the system's setting redraws the charts in its colours.
+  if (DARK && DARK.addEventListener) {
+    DARK.addEventListener("change", function () { drawAll(document); });
   }
 
   return {

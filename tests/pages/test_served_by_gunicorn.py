@@ -50,7 +50,7 @@ def test_a_study_page_comes_with_its_stylesheets_scripts_and_plotly(gunicorn, me
     assert page.status == 200
     assert "<h1>served" in page.text or "served</h1>" in page.text
     assets = linked_assets(page.text)
-    assert {"/static/css/site.css", "/static/vendor/plotly.min.js", "/static/js/charts.js"} <= set(
+    assert {"/static/css/site.css", "/static/vendor/plotly-scatter-bar.min.js", "/static/js/charts.js"} <= set(
         map(plain_name, assets)
     )
     assert all(HASHED_NAME.search(asset) for asset in assets), assets  # hashed: a new version is a new name

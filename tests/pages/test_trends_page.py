@@ -104,8 +104,9 @@ def test_the_page_loads_scripts_and_styles_only_from_our_own_static_files(client
     sources = re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', page)
     assert sources == [
         "/static/css/site.css",
+        "/static/favicon.svg",
         "/changes/feed.atom",  # the feed's autodiscovery link: no script or style
-        "/static/vendor/plotly-basic.min.js",
+        "/static/vendor/plotly-scatter-bar.min.js",
         "/static/vendor/plotly-locale-ja.js",
         "/static/js/plotly_locale.js",
         "/static/js/charts.js",

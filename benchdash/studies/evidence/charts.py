@@ -1,7 +1,7 @@
 """Plotly figures of the evidence, as plain dicts: pure functions over evidence points and summaries.
 
 Bars per build x clients use a two-level x axis (clients, then build), so builds stand side by side at
-each client level. Every figure is drawn offline by static/vendor/plotly.min.js.
+each client level. Every figure is drawn offline by a plotly.js bundle of static/vendor/ (deploy/plotly-bundles.txt).
 """
 
 from __future__ import annotations

@@ -129,6 +129,11 @@ class StudyEvidence:
     off: list[str] = field(default_factory=list)
     trials_with_evidence: int = 0
 
+    @property
+    def draws_flames(self) -> bool:
+        """A perf call tree is drawn (an icicle), which only the larger plotly.js bundle holds."""
+        return any(section.perf and section.perf.builds for section in self.sections)
+
 
 def study_evidence(study: Study, tables: Sequence[ScenarioTable], perf_clients: str | None = None) -> StudyEvidence:
     """The evidence of a study, a section per scenario table (the same builds and order as the table)."""
