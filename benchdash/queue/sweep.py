@@ -15,6 +15,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.db import close_old_connections, connection
 
+from benchdash.changes.bisects import bisect_advance, bisects_behind
 from benchdash.queue.broker_mark import broker_emptied
 from benchdash.queue.outage_mark import note_store_unreachable, store_up_since
 from benchdash.store_retry import STORE_UNREACHABLE
@@ -36,11 +37,19 @@ def put_back_orphans() -> list[int]:
 
 
 def sweep_orphans() -> list[int]:
-    """Beat's sweep: put_back_orphans, then finish the outputs of trials whose worker died right after storing them."""
+    """Beat's sweep: put_back_orphans, then finish the outputs of trials whose worker died right after storing them,
+    then move on the bisects whose step ended without its advance_bisect (benchdash/queue/study_end.py)."""
     resent = put_back_orphans()
     if repaired := _unless_store_away(trials_outputs_repair):
         logger.warning("repaired the outputs a crash left behind of trials: %s", repaired)
+    if moved := _unless_store_away(bisects_moved_on):
+        logger.warning("moved on the bisects of the ended step studies %s", moved)
     return resent
+
+
+def bisects_moved_on() -> list[int]:
+    """The step studies whose bisect this sweep moved on."""
+    return [study_id for study_id in bisects_behind() if bisect_advance(study_id=study_id) is not None]
 
 
 def _unless_store_away(look: Callable[[], list[int]]) -> list[int]:
