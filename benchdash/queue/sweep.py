@@ -1,10 +1,11 @@
-"""The sweep for what lost its worker: trials put back, tasks sent again, outputs a crash left half-made.
+"""The sweep for what lost its worker: trials put back, tasks sent again, outputs a crash left half-made, bisects
+whose step ended without its task moved on.
 
 Beat sends it every REQUEUE_EVERY_S; every worker also puts back lost trials itself, as often, from a thread of its
 main process (sweep_from_worker), and so does a trial's task that finds its host busy: recovery does not wait for
-beat, which stays the one that finishes outputs. Every step is one conditional UPDATE, so that several sweeps at once
-never both put back (or fail) the same attempt, and a task sent twice is harmless: only one claim succeeds, and the
-trial goes to whichever idle worker serving its host takes it.
+beat, which stays the one that finishes outputs and moves bisects on (under the step's row lock: once). Every step is
+one conditional UPDATE, so that several sweeps at once never both put back (or fail) the same attempt, and a task sent
+twice is harmless: only one claim succeeds, and the trial goes to whichever idle worker serving its host takes it.
 """
 
 import logging
