@@ -1,5 +1,6 @@
 """Bisect services: start a bisect (from a change between two minors, or from two builds of one major), and move
-it on when a step's study ends (the study_ended receiver). The rule that picks the next minor is bisection.py's.
+it on when a step's study ends (the queue's task advance_bisect, sent by a receiver of study_ended, and beat's sweep
+for a step whose task was lost). The rule that picks the next minor is bisection.py's.
 
 Each step is a study of two builds on the design of a template study (host, procedure, settings), one scenario and
 one client level, with adaptive repetitions up to its cap (the template's, else BISECT_CAP), so that it runs until
@@ -78,7 +79,19 @@ def bisect_create(
 
 
 def bisect_advance(*, study_id: int) -> Bisect | None:
-    """Record the verdict of the bisect step whose study ended, and queue the next step or conclude."""
+    """Record the verdict of the bisect step whose study ended, and queue the next step or conclude; a next step
+    whose design is refused fails the bisect (the reason logged). None when there is nothing to do: not a step, its
+    verdict recorded already (this runs once per step however often it is called), or its bisect no longer running."""
+    try:
+        return _advance(study_id)
+    except BisectRefused:
+        logger.exception("the bisect of study %s cannot move on", study_id)
+        running = Bisect.objects.filter(steps__study_id=study_id, status=Bisect.Status.RUNNING)
+        running.update(status=Bisect.Status.FAILED)
+        return Bisect.objects.filter(steps__study_id=study_id).first()
+
+
+def _advance(study_id: int) -> Bisect | None:
     with transaction.atomic():
         row = BisectStep.objects.select_for_update().select_related("bisect", "study").filter(study_id=study_id)
         step_row = row.first()
@@ -96,12 +109,12 @@ def bisect_advance(*, study_id: int) -> Bisect | None:
     return bisect
 
 
-def bisect_after_study_end(sender: Any, study_id: int, **kwargs: Any) -> None:
-    """The receiver of study_ended: a bisect that cannot move on is logged, never spoils the study's end."""
-    try:
-        bisect_advance(study_id=study_id)
-    except Exception:  # noqa: BLE001 (Signal.send would skip the receivers after this one: the queue's clean-up)
-        logger.exception("the bisect of study %s did not move on", study_id)
+def bisects_behind() -> list[int]:
+    """The studies of running bisects' steps that ended with no verdict recorded: their advance_bisect was never
+    taken (a broker down at their end) or was lost; beat's sweep moves them on (bisect_advance does it once)."""
+    ended = (Study.Status.DONE, Study.Status.FAILED, Study.Status.CANCELLED)
+    behind = BisectStep.objects.filter(verdict="", bisect__status=Bisect.Status.RUNNING, study__status__in=ended)
+    return list(behind.order_by("study_id").values_list("study_id", flat=True))
 
 
 def step_verdict(study: Study, compared_build_id: int, bisect: Bisect) -> str:

@@ -109,7 +109,8 @@ class Bisect(models.Model):
     """Narrowing a change between two minors of one major to adjacent minors, one study per step.
 
     RUNNING -> FOUND (first_changed set) | NO_CHANGE (the ends do not differ) | INCONCLUSIVE (a step's verdict
-    could not be reached within its cap) | FAILED (a step's study failed or was cancelled).
+    could not be reached within its cap) | FAILED (a step's study failed or was cancelled, or the design of its next
+    step was refused).
     """
 
     class Status(models.TextChoices):

@@ -3,10 +3,12 @@ and by beat's reaper, which terminates every instance of this installation whose
 that is past its expiry, so that a crashed worker leaves nothing running."""
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -19,19 +21,40 @@ from benchdash.studies.models import Study
 logger = logging.getLogger(__name__)
 
 
+# The first key of the advisory lock under which a study's instances are terminated (the second is the study's id):
+# any constant no other lock of the store uses.
+TERMINATE_LOCK = 4_300_040
+
+
 def terminate_study_instances(study_id: int) -> list[str]:
-    """Terminate the instances of the study's cloud study that still run; returns their ids."""
+    """Terminate the instances of the study's cloud study that still run; returns their ids. Once: two calls at once
+    (terminate_cloud_study sent twice, a launch that failed as the study ended) take turns, and the second finds none
+    left to terminate."""
     cloud = CloudStudy.objects.select_related("template").filter(study_id=study_id).first()
     if cloud is None:
         return []
-    live = cloud.instances.filter(terminated_at__isnull=True).exclude(instance_id="")
-    instance_ids = list(live.values_list("instance_id", flat=True))
-    aws.terminate(aws.ec2_client(cloud.template.region), instance_ids)
-    mark_terminated(instance_ids)
+    with _in_turn(study_id):
+        live = cloud.instances.filter(terminated_at__isnull=True).exclude(instance_id="")
+        instance_ids = list(live.values_list("instance_id", flat=True))
+        aws.terminate(aws.ec2_client(cloud.template.region), instance_ids)
+        mark_terminated(instance_ids)
     CloudStudy.objects.filter(pk=cloud.pk, state__in=[CloudStudy.State.LAUNCHING, CloudStudy.State.READY]).update(
         state=CloudStudy.State.ENDED
     )
     return instance_ids
+
+
+@contextmanager
+def _in_turn(study_id: int) -> Iterator[None]:
+    """A session-level advisory lock, not a transaction's: no transaction stays open across EC2's call, and a worker
+    that dies holding it lets it go with its connection."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s::int, %s::int)", [TERMINATE_LOCK, study_id])
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s::int, %s::int)", [TERMINATE_LOCK, study_id])
 
 
 def launch_failed(cloud: CloudStudy, error: str) -> None:

@@ -11,11 +11,12 @@ class QueueConfig(AppConfig):
         from benchdash.queue.changes import send_changes_refresh
         from benchdash.queue.dispatch import send_trial_task
         from benchdash.queue.host_facts import send_read_host_facts
-        from benchdash.queue.study_end import send_clear_study_clusters
+        from benchdash.queue.study_end import send_advance_bisect, send_clear_study_clusters
         from benchdash.studies.lifecycle.signals import series_changed, study_ended, trial_due
 
         trial_due.connect(send_trial_task, dispatch_uid="benchdash.queue.send_trial_task")
         study_ended.connect(send_clear_study_clusters, dispatch_uid="benchdash.queue.send_clear_study_clusters")
         host_facts_wanted.connect(send_read_host_facts, dispatch_uid="benchdash.queue.send_read_host_facts")
         study_ended.connect(send_changes_refresh, dispatch_uid="benchdash.queue.send_changes_refresh")
+        study_ended.connect(send_advance_bisect, dispatch_uid="benchdash.queue.send_advance_bisect")
         series_changed.connect(send_changes_refresh, dispatch_uid="benchdash.queue.send_changes_refresh_series")

@@ -1,10 +1,11 @@
-"""The sweep for what lost its worker: trials put back, tasks sent again, outputs a crash left half-made.
+"""The sweep for what lost its worker: trials put back, tasks sent again, outputs a crash left half-made, bisects
+whose step ended without its task moved on.
 
 Beat sends it every REQUEUE_EVERY_S; every worker also puts back lost trials itself, as often, from a thread of its
 main process (sweep_from_worker), and so does a trial's task that finds its host busy: recovery does not wait for
-beat, which stays the one that finishes outputs. Every step is one conditional UPDATE, so that several sweeps at once
-never both put back (or fail) the same attempt, and a task sent twice is harmless: only one claim succeeds, and the
-trial goes to whichever idle worker serving its host takes it.
+beat, which stays the one that finishes outputs and moves bisects on (under the step's row lock: once). Every step is
+one conditional UPDATE, so that several sweeps at once never both put back (or fail) the same attempt, and a task sent
+twice is harmless: only one claim succeeds, and the trial goes to whichever idle worker serving its host takes it.
 """
 
 import logging
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.db import close_old_connections, connection
 
+from benchdash.changes.bisects import bisect_advance, bisects_behind
 from benchdash.queue.broker_mark import broker_emptied
 from benchdash.queue.outage_mark import note_store_unreachable, store_up_since
 from benchdash.store_retry import STORE_UNREACHABLE
@@ -36,11 +38,19 @@ def put_back_orphans() -> list[int]:
 
 
 def sweep_orphans() -> list[int]:
-    """Beat's sweep: put_back_orphans, then finish the outputs of trials whose worker died right after storing them."""
+    """Beat's sweep: put_back_orphans, then finish the outputs of trials whose worker died right after storing them,
+    then move on the bisects whose step ended without its advance_bisect (benchdash/queue/study_end.py)."""
     resent = put_back_orphans()
     if repaired := _unless_store_away(trials_outputs_repair):
         logger.warning("repaired the outputs a crash left behind of trials: %s", repaired)
+    if moved := _unless_store_away(bisects_moved_on):
+        logger.warning("moved on the bisects of the ended step studies %s", moved)
     return resent
+
+
+def bisects_moved_on() -> list[int]:
+    """The step studies whose bisect this sweep moved on."""
+    return [study_id for study_id in bisects_behind() if bisect_advance(study_id=study_id) is not None]
 
 
 def _unless_store_away(look: Callable[[], list[int]]) -> list[int]:

@@ -21,6 +21,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import close_old_connections, connection
 
 from benchdash.celery import app, host_queue
+from benchdash.changes.bisects import bisect_advance
 from benchdash.changes.refresh import changes_refresh as refresh_change_points
 from benchdash.inventory.host_facts import host_facts_read, host_facts_refresh
 from benchdash.inventory.models import Host
@@ -269,6 +270,17 @@ def changes_refresh(scenario_ids: list[int] | None = None) -> int:
     (benchdash/queue/changes.py); idempotent, so a task sent twice, or run again after a lost worker, does no harm."""
     close_old_connections()
     return refresh_change_points(scenario_ids)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def advance_bisect(study_id: int) -> str:
+    """After a bisect step's study ended (benchdash/queue/study_end.py): record its verdict and queue the next step,
+    or conclude (benchdash/changes/bisects.py); the bisect's status after it, empty when there was nothing to do.
+    Idempotent: under the step's row lock, a step with its verdict recorded is left alone, so a task sent twice, or run
+    again after a lost worker, queues one next step."""
+    close_old_connections()
+    bisect = bisect_advance(study_id=study_id)
+    return "" if bisect is None else str(bisect.status)
 
 
 app.add_periodic_task(WORK_DIR_SWEEP_EVERY_S, sweep_work_dirs.s(), name="sweep-work-dirs")

@@ -91,3 +91,13 @@ def test_the_minors_between_two_builds_are_the_registered_ones_of_that_major():
     assert minors_between(minors[0], minors[-1]) == minors
     with pytest.raises(BisectRefused):
         minors_between(minors[0], BuildFactory(version="16.9"))
+
+
+def test_a_next_step_whose_design_is_refused_fails_the_bisect_and_records_no_verdict(template):
+    bisect = bisect_create(template=template, scenario=ScenarioFactory(), clients=4, builds=builds())
+    finish(bisect.steps.get().study, LEVELS)
+    Study.objects.filter(pk=template.pk).update(duration_s=10**7)  # past the site's limit: its design is refused now
+
+    assert bisect_advance(study_id=bisect.steps.get().study_id).status == Bisect.Status.FAILED
+    assert list(bisect.steps.values_list("verdict", flat=True)) == [""]
+    assert bisect_advance(study_id=bisect.steps.get().study_id) is None

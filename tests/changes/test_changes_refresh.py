@@ -4,19 +4,17 @@ scenarios leaves the others' changes alone. (The queue's task after a study's en
 tests/queue/test_changes_refresh_by_worker.py.)"""
 
 import random
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection
 from django.utils import timezone
 
 from benchdash.changes.models import Acknowledgement, ChangePoint, SeriesKind
 from benchdash.changes.refresh import changes_refresh
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.store import points_refresh
+from tests.at_once import at_once
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_runs
 
 pytestmark = pytest.mark.django_db
@@ -146,16 +144,5 @@ def test_a_recompute_of_other_scenarios_leaves_a_scenarios_changes_alone():
 def test_refreshes_sent_at_once_take_turns_and_store_each_change_once():
     """A study's end and a mark official close together send two tasks: both end well, one row per change."""
     minor_series(STEP)
-    start = threading.Barrier(4)
-
-    def refresh() -> int:
-        start.wait()
-        try:
-            return changes_refresh()
-        finally:
-            connection.close()
-
-    with ThreadPoolExecutor(4) as pool:
-        counts = list(pool.map(lambda _number: refresh(), range(4)))
-    assert counts == [1, 1, 1, 1]
+    assert at_once(changes_refresh, 4) == [1, 1, 1, 1]
     assert ChangePoint.objects.count() == 1

@@ -1,7 +1,8 @@
 """A cloud study's instances are terminated when it is done (a real worker runs it on the sshd standing in for
-them), when it failed and when it is cancelled (the worker takes study_ended's task), and, for a study whose
-worker was killed before anything terminated them, by beat's reaper; an instance past its expiry goes too,
-and one of a study still running stays, as does one another installation on the same AWS account launched."""
+them), when it failed and when it is cancelled (the worker takes study_ended's task), once however often that task
+runs, one after the other or at once, and, for a study whose worker was killed before anything terminated them, by
+beat's reaper; an instance past its expiry goes too, and one of a study still running stays, as does one another
+installation on the same AWS account launched."""
 
 import uuid
 from datetime import timedelta
@@ -14,8 +15,10 @@ from benchdash.cloud import aws
 from benchdash.cloud.ending import reap_instances
 from benchdash.cloud.launch import bring_up, launch_once
 from benchdash.cloud.models import CloudInstance, CloudStudy
+from benchdash.cloud.tasks import terminate_cloud_study
 from benchdash.studies.lifecycle import services
 from benchdash.studies.models import Study, Trial
+from tests.at_once import at_once
 from tests.cloud.conftest import ELSEWHERE, REGION, make_template, queue_cloud_study
 from tests.queue.support import paced_reference_scenario, register_build, wait_for
 
@@ -77,6 +80,30 @@ def test_the_instances_are_terminated_when_the_study_fails_or_is_cancelled(
     wait_for(lambda: all_terminated(cloud), 60, "its instances to be terminated")
     assert Study.objects.get(pk=cloud.study_id).status == end
     assert states(ec2, cloud) <= {"shutting-down", "terminated"}
+
+
+def test_terminate_cloud_study_run_twice_terminates_the_instances_once(ec2, presets, installed_build):
+    cloud = launched(make_template(ec2), presets, register_build(installed_build))
+    services.study_cancel(study=cloud.study)
+    instance_ids = sorted(cloud.instances.values_list("instance_id", flat=True))
+
+    assert sorted(terminate_cloud_study(cloud.study_id)) == instance_ids
+    terminated = dict(cloud.instances.values_list("instance_id", "terminated_at"))
+    assert terminate_cloud_study(cloud.study_id) == []
+
+    assert dict(cloud.instances.values_list("instance_id", "terminated_at")) == terminated
+    assert states(ec2, cloud) <= {"shutting-down", "terminated"}
+
+
+def test_terminate_cloud_study_sent_twice_and_run_at_once_terminates_each_instance_once(ec2, presets, installed_build):
+    cloud = launched(make_template(ec2), presets, register_build(installed_build))
+    services.study_cancel(study=cloud.study)
+
+    runs = at_once(lambda: terminate_cloud_study(cloud.study_id), 3)
+
+    instance_ids = sorted(cloud.instances.values_list("instance_id", flat=True))
+    assert sorted(instance_id for terminated in runs for instance_id in terminated) == instance_ids
+    assert CloudStudy.objects.get(pk=cloud.pk).state == CloudStudy.State.ENDED
 
 
 def test_the_reaper_terminates_what_a_killed_worker_left_and_what_is_past_its_expiry_only(

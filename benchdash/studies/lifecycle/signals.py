@@ -1,5 +1,9 @@
 """What the store's side tells the queue: a trial is due, send its task once this transaction commits; a study
-ended (done, failed or cancelled), clear its clusters from its DB host.
+ended (done, failed or cancelled), send the tasks that follow its end once this transaction commits.
+
+A study's end does no work of its own in the process that ends it, a cancel's web request included: each receiver of
+study_ended only sends a task (the clean-up of its DB hosts, the change points, a bisect's next step, its cloud
+instances' termination), each idempotent, and a transaction that rolls back sends nothing.
 
 The store says what must run; a message only says "now". The queue (benchdash/queue/dispatch.py) receives
 trial_due and sends the task; studies never imports the queue, so that following a trial from its task runs
@@ -41,8 +45,9 @@ def send_trial_after_commit(
 
 
 def send_study_ended_after_commit(study_id: int) -> None:
-    """Have study_ended sent once this transaction commits: the queue clears the study's clusters from its DB host
-    and from each other DB host its variants ran on (host_names)."""
+    """Have study_ended sent once this transaction commits, with the study's DB host and every DB host its variants
+    ran on (host_names): its receivers send the tasks of its end (benchdash/queue/study_end.py, changes.py,
+    benchdash/cloud/study_end.py)."""
     host_name = Study.objects.filter(pk=study_id).values_list("db_host__name", flat=True).first()
     variant_hosts = Variant.objects.filter(study_id=study_id, db_host__isnull=False)
     names = {host_name, *variant_hosts.values_list("db_host__name", flat=True)}
