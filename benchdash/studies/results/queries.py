@@ -7,12 +7,15 @@ trials change), never the trials themselves: 1,000,000 trials across 40 studies 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from django.db.models import Aggregate, F, FloatField, QuerySet
 
 from benchdash.studies.models import Statistic, Study, StudyPoint, Trial
-from benchdash.studies.results.compare import Point, compare_with_baseline
+from benchdash.studies.results.axes import study_line_levels
+from benchdash.studies.results.compare import Comparing, Point, compare_with_baseline
+from benchdash.studies.results.comparisons import Comparison, study_comparisons
 from benchdash.studies.results.host_spread import study_spreads
 from benchdash.studies.results.lines import study_lines
 
@@ -72,8 +75,19 @@ def study_results(study: Study) -> list[Point]:
         points = [replace(point, build_id=point.variant_id) for point in points if point.variant_id is not None]
     else:
         points = [replace(point, variant_label="") for point in points]
-    peaks = study.statistic == Statistic.PEAK
+    return compare_with_baseline(points, lines.baseline_id, study_comparing(study))
+
+
+def study_comparing(study: Study) -> Comparing:
+    """How the study compares two points: at its threshold, by its design's looks, with its DB host's recent spread
+    (a measured study's), peaks with peaks in a study of peak figures."""
     spreads = study_spreads(study) if study.kind == Study.Kind.MEASURED else {}
-    return compare_with_baseline(
-        points, lines.baseline_id, peaks=peaks, threshold=study.threshold, design=study.design, spreads=spreads
-    )
+    return Comparing(study.statistic == Statistic.PEAK, study.threshold, study.design, spreads)
+
+
+def comparisons_of(study: Study, points: Sequence[Point]) -> list[Comparison]:
+    """The study's comparisons (results/comparisons.py) over its points (study_results'): each cell against the
+    cell that differs from it in one axis alone."""
+    lines = study_lines(study)
+    levels = study_line_levels(study, lines, points)
+    return study_comparisons(points, levels, lines.baseline_id, study_comparing(study))
