@@ -234,3 +234,21 @@ def test_the_version_is_the_previous_version_only_next_to_the_reference():
         labels = [(column.line_id, str(column.ratio_label)) for column in comparison_columns(lines, baseline_id=1)]
 
     assert labels == [(2, "前バージョン比"), (3, "版の比")]
+
+
+def test_a_setting_one_variant_leaves_to_the_study_is_its_default_level(db):
+    build = BuildFactory(name="PostgreSQL 16.4", version="16.4")
+    scenario = ScenarioFactory(slug="pgecons-reference")
+    study = StudyFactory(baseline=build, scenarios=[scenario], builds=[build])
+    Variant.objects.create(study=study, build=build, label="64MB", pg_settings={"work_mem": "64MB"}, position=1)
+    for variant, tps in zip(Variant.objects.filter(study=study), (100.0, 104.0), strict=True):
+        succeeded_trial(study, build, scenario, 1, 1, tps, variant=variant, point=False)
+    points_refresh(study_id=study.pk)
+
+    [comparison] = comparisons_of(study, study_results(study))
+
+    column = comparison.column
+    assert (column.axis.axis, column.axis.level, column.reference_level) == ("setting:work_mem", "64MB", "default")
+    assert column.key_text == "setting:work_mem 64MB / default" and comparison.point.ratio == pytest.approx(1.04)
+    with translation.override("ja"):
+        assert str(column.ratio_label) == "work_mem 64MB / 既定"

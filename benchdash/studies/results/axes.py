@@ -4,7 +4,7 @@
 A study of builds has one axis, the version. A variant study's axes are the variant fields that take more than one
 value among its variants (the vary box's axes: checksums, wal_segsize, locale, encoding, fillfactor, cpus, host,
 transactions, connect, setting:NAME), and the version where its builds differ; a field left empty reads as its
-default (the study's setting, the study's DB host, initdb's or pgbench's default).
+default (the study's setting, the study's DB host, initdb's or pgbench's default), written `default`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.utils.functional import Promise
-from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.studies.models import Study, Variant
 from benchdash.studies.results.compare import Point
-from benchdash.studies.results.comparisons import VERSION_AXIS, AxisLevel, LineLevels
+from benchdash.studies.results.comparisons import DEFAULT_LEVEL, VERSION_AXIS, AxisLevel, LineLevels
 from benchdash.studies.results.lines import StudyLines
 from benchdash.studies.variant_design import SETTING_PREFIX
 
@@ -99,7 +98,7 @@ def _variant_facts(variant: Variant, study: Study) -> dict[str, str]:
 def _level(value: Any) -> str:
     """A field's value as the vary box writes it; an empty field is its default."""
     if value is None or value == "":
-        return gettext("default")
+        return DEFAULT_LEVEL
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)

@@ -23,12 +23,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.utils.functional import Promise
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import version_sort_key
 from benchdash.studies.results.compare import Comparing, Point, PointKey
 
 VERSION_AXIS = "version"
+# The level of a variant that leaves the axis's field empty (initdb's, pgbench's or the study's value); files and the
+# API keep the word, pages translate it.
+DEFAULT_LEVEL = "default"
+
+
+def shown_level(level: str) -> str:
+    """A level as pages show it: 'default' in the page's language, any other as written."""
+    return gettext("default") if level == DEFAULT_LEVEL else level
 
 
 @dataclass(frozen=True)
@@ -43,7 +52,7 @@ class AxisLevel:
     @property
     def text(self) -> str:
         """'PostgreSQL 15.2' for the version (a build's name says it), else 'data checksums on'."""
-        return self.level if self.axis == VERSION_AXIS else f"{self.name} {self.level}"
+        return self.level if self.axis == VERSION_AXIS else f"{self.name} {shown_level(self.level)}"
 
     @property
     def key_text(self) -> str:
@@ -95,7 +104,7 @@ class ComparisonColumn:
     @property
     def sides(self) -> str:
         """Both sides on the axis: 'PostgreSQL 15.2 / PostgreSQL 13.4', 'on / off'."""
-        return f"{self.axis.level} / {self.reference_level}"
+        return f"{shown_level(self.axis.level)} / {shown_level(self.reference_level)}"
 
     @property
     def ratio_label(self) -> str | Promise:
@@ -123,7 +132,8 @@ class ComparisonColumn:
     def key_text(self) -> str:
         """The column as files name it, untranslated: 'PostgreSQL 15.2 / PostgreSQL 13.4' for a study of builds
         (the report CSV's header as before axes), 'checksums on / off, PostgreSQL 15.2' otherwise."""
-        head = self.sides if self.is_version else f"{self.axis.axis} {self.sides}"
+        head = f"{self.axis.level} / {self.reference_level}"
+        head = head if self.is_version else f"{self.axis.axis} {head}"
         return ", ".join([head, *(level.key_text for level in self.context)])
 
     @property
