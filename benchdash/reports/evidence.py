@@ -1,6 +1,7 @@
-"""The evidence that explains each difference of a report: for every build and client level whose ratio to the
-baseline is a difference (a verdict of faster or slower, or a published ratio), what the collectors saw there: the
-bottleneck of both builds, the wait event whose share moved most, and perf's function that grew most."""
+"""The evidence that explains each difference of a report: for every comparison and client level whose ratio is a
+difference (a verdict of faster or slower, or a published ratio), what the collectors saw there: the bottleneck of
+both sides and, where the other side is the baseline (against which the evidence measured each line), the wait event
+whose share moved most and perf's function that grew most."""
 
 from __future__ import annotations
 
