@@ -13,7 +13,7 @@ from pypdf import PdfReader
 
 from benchdash.studies.models import Variant
 from benchdash.studies.results.comparisons import AxisLevel, LineLevels, comparison_columns
-from benchdash.studies.results.queries import comparisons_of, study_results
+from benchdash.studies.results.queries import study_results_compared
 from benchdash.studies.results.store import points_refresh
 from benchdash.studies.variant_design import design_variants, parse_axis
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_trial
@@ -63,7 +63,7 @@ def page(client, name: str, study, language: str) -> str:
 
 
 def test_every_ratio_compares_two_cells_that_differ_in_exactly_one_axis(checksums_study):
-    comparisons = comparisons_of(checksums_study, study_results(checksums_study))
+    comparisons = study_results_compared(checksums_study)[1]
     variants = {variant.pk: variant for variant in Variant.objects.filter(study=checksums_study)}
 
     for comparison in comparisons:
@@ -84,7 +84,7 @@ def test_every_ratio_compares_two_cells_that_differ_in_exactly_one_axis(checksum
 
 
 def test_each_axis_is_compared_within_each_level_of_the_other_with_its_own_ratio(checksums_study):
-    comparisons = comparisons_of(checksums_study, study_results(checksums_study))
+    comparisons = study_results_compared(checksums_study)[1]
     ratios = {(c.column.axis.axis, c.point.label): c.point.ratio for c in comparisons}
 
     assert ratios[("checksums", "PostgreSQL 13.4 checksums=on")] == pytest.approx(0.95)
@@ -94,7 +94,7 @@ def test_each_axis_is_compared_within_each_level_of_the_other_with_its_own_ratio
 
 
 def test_each_ratio_names_its_axis_both_sides_and_the_other_axes_levels(checksums_study):
-    columns = {c.column for c in comparisons_of(checksums_study, study_results(checksums_study))}
+    columns = {c.column for c in study_results_compared(checksums_study)[1]}
     with translation.override("en"):
         titles = {(str(column.ratio_label), column.name, column.key_text) for column in columns}
 
@@ -245,7 +245,7 @@ def test_a_setting_one_variant_leaves_to_the_study_is_its_default_level(db):
         succeeded_trial(study, build, scenario, 1, 1, tps, variant=variant, point=False)
     points_refresh(study_id=study.pk)
 
-    [comparison] = comparisons_of(study, study_results(study))
+    [comparison] = study_results_compared(study)[1]
 
     column = comparison.column
     assert (column.axis.axis, column.axis.level, column.reference_level) == ("setting:work_mem", "64MB", "default")

@@ -17,7 +17,7 @@ from benchdash.studies.models import Study, Trial, TrialEvidence
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.comparisons import Comparison, baseline_comparisons
 from benchdash.studies.results.lines import study_lines
-from benchdash.studies.results.queries import comparisons_of, study_results
+from benchdash.studies.results.queries import study_results_compared
 
 router = CheckedRouter(tags=["studies"])
 
@@ -64,8 +64,8 @@ def study_points(request: HttpRequest, study_id: RowId) -> list[dict[str, Any]]:
     """Median, min, max and n per build x scenario x clients (x conditions), and the ratio to the baseline with its
     interval and verdict at the study's threshold, where the point differs from the baseline in one axis alone."""
     study = get_object_or_404(Study, pk=study_id)
-    points = study_results(study)
-    against_baseline = baseline_comparisons(comparisons_of(study, points), study_lines(study).baseline_id)
+    points, comparisons = study_results_compared(study)
+    against_baseline = baseline_comparisons(comparisons, study_lines(study).baseline_id)
     return [_point(point, against_baseline.get(point.key)) for point in points]
 
 
@@ -76,8 +76,8 @@ def study_points(request: HttpRequest, study_id: RowId) -> list[dict[str, Any]]:
 def study_comparisons(request: HttpRequest, study_id: RowId) -> list[dict[str, Any]]:
     """Each cell compared with the cell that differs from it in exactly one axis (the version, checksums, CPUs, the
     DB host, -t, a setting), within each level of the other axes: the ratio, its interval and verdict."""
-    study = get_object_or_404(Study, pk=study_id)
-    return [_comparison(comparison) for comparison in comparisons_of(study, study_results(study))]
+    _points, comparisons = study_results_compared(get_object_or_404(Study, pk=study_id))
+    return [_comparison(comparison) for comparison in comparisons]
 
 
 @router.get("/studies/{study_id}/evidence", response=list[EvidencePointOut], summary="A study's evidence summary")

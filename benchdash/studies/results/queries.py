@@ -7,7 +7,6 @@ trials change), never the trials themselves: 1,000,000 trials across 40 studies 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
 from django.db.models import Aggregate, F, FloatField, QuerySet
@@ -17,7 +16,7 @@ from benchdash.studies.results.axes import study_line_levels
 from benchdash.studies.results.compare import Comparing, Point, compare_with_baseline
 from benchdash.studies.results.comparisons import Comparison, study_comparisons
 from benchdash.studies.results.host_spread import study_spreads
-from benchdash.studies.results.lines import study_lines
+from benchdash.studies.results.lines import StudyLines, study_lines
 
 
 class Median(Aggregate):
@@ -70,12 +69,16 @@ def study_results(study: Study) -> list[Point]:
     with its baseline at the study's threshold, by its design's looks and its DB host's recent spread. Its lines
     are its builds, or in a variant study its variants (lines.py)."""
     lines = study_lines(study)
-    points = points_of(StudyPoint.objects.filter(study=study), with_runs=True)
-    if lines.by_variant:
-        points = [replace(point, build_id=point.variant_id) for point in points if point.variant_id is not None]
-    else:
-        points = [replace(point, variant_label="") for point in points]
-    return compare_with_baseline(points, lines.baseline_id, study_comparing(study))
+    return compare_with_baseline(_line_points(study, lines), lines.baseline_id, study_comparing(study))
+
+
+def study_results_compared(study: Study) -> tuple[list[Point], list[Comparison]]:
+    """study_results, and the study's comparisons over them (results/comparisons.py: each cell against the cell that
+    differs from it in one axis alone), the DB host's history read once for both."""
+    lines, comparing = study_lines(study), study_comparing(study)
+    points = compare_with_baseline(_line_points(study, lines), lines.baseline_id, comparing)
+    levels = study_line_levels(study, lines, points)
+    return points, study_comparisons(points, levels, lines.baseline_id, comparing)
 
 
 def study_comparing(study: Study) -> Comparing:
@@ -85,9 +88,9 @@ def study_comparing(study: Study) -> Comparing:
     return Comparing(study.statistic == Statistic.PEAK, study.threshold, study.design, spreads)
 
 
-def comparisons_of(study: Study, points: Sequence[Point]) -> list[Comparison]:
-    """The study's comparisons (results/comparisons.py) over its points (study_results'): each cell against the
-    cell that differs from it in one axis alone."""
-    lines = study_lines(study)
-    levels = study_line_levels(study, lines, points)
-    return study_comparisons(points, levels, lines.baseline_id, study_comparing(study))
+def _line_points(study: Study, lines: StudyLines) -> list[Point]:
+    """The study's points, each keyed by its line: its variant's id in a variant study, else its build's."""
+    points = points_of(StudyPoint.objects.filter(study=study), with_runs=True)
+    if lines.by_variant:
+        return [replace(point, build_id=point.variant_id) for point in points if point.variant_id is not None]
+    return [replace(point, variant_label="") for point in points]

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.studies.models import Scenario, Study
 from benchdash.studies.results.comparisons import ComparisonColumn
 from benchdash.studies.results.lines import study_lines
-from benchdash.studies.results.queries import comparisons_of, study_results
+from benchdash.studies.results.queries import study_results_compared
 from benchdash.studies.results.tables import BuildColumn, ScenarioTable, scenario_tables
 
 
@@ -27,9 +27,9 @@ class ConclusionsForm(forms.ModelForm):
 
 def study_tables(study: Study) -> list[ScenarioTable]:
     """The study's comparison tables, a scenario each, named as its scenarios are."""
-    points = study_results(study)
+    points, comparisons = study_results_compared(study)
     names = Scenario.objects.filter(id__in={point.scenario_id for point in points}).display_names()
-    return scenario_tables(points, study_lines(study).baseline_id, comparisons_of(study, points), names)
+    return scenario_tables(points, study_lines(study).baseline_id, comparisons, names)
 
 
 def report_columns(tables: Sequence[ScenarioTable]) -> list[BuildColumn]:

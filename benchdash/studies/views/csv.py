@@ -15,7 +15,7 @@ from benchdash.studies.csv_export import (
     trials_csv_chunks,
 )
 from benchdash.studies.models import Study
-from benchdash.studies.results.queries import comparisons_of, study_results
+from benchdash.studies.results.queries import study_results, study_results_compared
 from benchdash.studies.results.scalability import SCALABILITY_HEADER, scalability_rows
 
 
@@ -30,8 +30,7 @@ def trials_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 @read_access
 def summary_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     study = get_object_or_404(Study, pk=pk)
-    points = study_results(study)
-    rows = summary_rows(study, points, comparisons_of(study, points))
+    rows = summary_rows(study, *study_results_compared(study))
     return csv_response(f"benchdash-study-{study.id}-summary.csv", python_csv(SUMMARY_HEADER, rows))
 
 
@@ -39,7 +38,8 @@ def summary_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 @read_access
 def comparisons_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     study = get_object_or_404(Study, pk=pk)
-    rows = comparison_rows(study, comparisons_of(study, study_results(study)))
+    _points, comparisons = study_results_compared(study)
+    rows = comparison_rows(study, comparisons)
     return csv_response(f"benchdash-study-{study.id}-comparisons.csv", python_csv(COMPARISON_HEADER, rows))
 
 
