@@ -120,7 +120,8 @@ class TrialOut(BaseModel):
 
 
 class PointOut(Schema):
-    """A study point: the median of a build x scenario x clients (x conditions), and its ratio to the baseline."""
+    """A study point: the median of a build x scenario x clients (x conditions), and its ratio to the baseline where
+    it differs from the baseline in one axis alone (`ratio_axis`; every other comparison is in ComparisonOut)."""
 
     build_id: int
     build_name: str
@@ -138,6 +139,33 @@ class PointOut(Schema):
     ratio_high: float | None
     confidence: float | None
     verdict: str | None
+    ratio_axis: str | None
+    compared_with: str | None
+
+
+class ComparisonOut(Schema):
+    """One cell compared with the cell that differs from it in exactly one axis: the axis, both sides' levels on it,
+    the other axes' levels (`context`), both cells' lines and medians, and the ratio with its interval and verdict."""
+
+    scenario_slug: str
+    clients: int
+    conditions: str
+    axis: str
+    level: str
+    reference_level: str
+    context: dict[str, str]
+    line_id: int
+    line: str
+    compared_with_id: int
+    compared_with: str
+    median: float
+    compared_with_median: float
+    ratio: float | None
+    ratio_low: float | None
+    ratio_high: float | None
+    confidence: float | None
+    verdict: str | None
+    method: str | None
 
 
 class IndexPointOut(Schema):

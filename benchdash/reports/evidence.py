@@ -1,6 +1,7 @@
-"""The evidence that explains each difference of a report: for every build and client level whose ratio to the
-baseline is a difference (a verdict of faster or slower, or a published ratio), what the collectors saw there: the
-bottleneck of both builds, the wait event whose share moved most, and perf's function that grew most."""
+"""The evidence that explains each difference of a report: for every comparison and client level whose ratio is a
+difference (a verdict of faster or slower, or a published ratio), what the collectors saw there: the bottleneck of
+both sides and, where the other side is the baseline (against which the evidence measured each line), the wait event
+whose share moved most and perf's function that grew most."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from django.utils.translation import ngettext
 
 from benchdash.studies.evidence.page import EvidenceSection, VerdictRow
 from benchdash.studies.models import Study
-from benchdash.studies.results.tables import BuildColumn, Cell, ScenarioTable
+from benchdash.studies.results.comparisons import ComparisonColumn
+from benchdash.studies.results.tables import Cell, RatioCell, ScenarioTable
 from benchdash.studies.results.uncertainty import Verdict
 
 DIFFERENCES = (Verdict.FASTER, Verdict.SLOWER)
@@ -40,7 +42,7 @@ def ratio_text(cell: Cell) -> str:
     return f"{text}, {cell.verdict_label}" if cell.verdict_label else text
 
 
-def _difference_line(clients: int, cell: Cell, section: EvidenceSection) -> str:
+def _difference_line(clients: int, cell: RatioCell, section: EvidenceSection) -> str:
     found = [
         text
         for text in (
@@ -52,25 +54,26 @@ def _difference_line(clients: int, cell: Cell, section: EvidenceSection) -> str:
     ]
     evidence = "; ".join(found) if found else _("no evidence was collected at this level")
     head = ngettext("%(clients)s client, %(build)s: %(ratio)s", "%(clients)s clients, %(build)s: %(ratio)s", clients)
-    head %= {"clients": clients, "build": cell.column.name, "ratio": ratio_text(cell)}
+    head %= {"clients": clients, "build": cell.column.title, "ratio": ratio_text(cell)}
     return f"{head}. {evidence}."
 
 
-def _bottlenecks(clients: int, column: BuildColumn, section: EvidenceSection) -> str:
+def _bottlenecks(clients: int, column: ComparisonColumn, section: EvidenceSection) -> str:
     row = next((row for row in section.verdict_rows if row.clients == clients), None)
-    baseline_label, other_label = _label(row, is_baseline=True), _label(row, build_id=column.build_id)
+    baseline_label, other_label = _label(row, column.reference_line_id), _label(row, column.line_id)
     if not (baseline_label or other_label):
         return ""
     return _("bottleneck %(baseline)s → %(other)s") % {"baseline": baseline_label or "—", "other": other_label or "—"}
 
 
-def _label(row: VerdictRow | None, *, is_baseline: bool = False, build_id: int | None = None) -> str:
+def _label(row: VerdictRow | None, build_id: int) -> str:
     cells = row.cells if row else []
-    wanted = (cell for cell in cells if (cell.column.is_baseline if is_baseline else cell.column.build_id == build_id))
-    return next((cell.label for cell in wanted if cell.label), "")
+    return next((cell.label for cell in cells if cell.column.build_id == build_id and cell.label), "")
 
 
-def _wait_change(clients: int, column: BuildColumn, section: EvidenceSection) -> str:
+def _wait_change(clients: int, column: ComparisonColumn, section: EvidenceSection) -> str:
+    if not _against_baseline(column, section):  # the evidence's changes are each line's against the baseline
+        return ""
     changes = next((changes for other, changes in section.changes if other.build_id == column.build_id), [])
     change = next((change for change in changes if change.clients == clients), None)
     if change is None or round(change.change_points, 1) == 0:  # the same share on both sides explains nothing
@@ -79,7 +82,9 @@ def _wait_change(clients: int, column: BuildColumn, section: EvidenceSection) ->
     return _("wait event %(event)s %(change)+.1f points") % {"event": event, "change": change.change_points}
 
 
-def _perf_change(clients: int, column: BuildColumn, section: EvidenceSection) -> str:
+def _perf_change(clients: int, column: ComparisonColumn, section: EvidenceSection) -> str:
+    if not _against_baseline(column, section):
+        return ""
     perf = section.perf
     if perf is None or perf.clients != clients:
         return ""
@@ -91,3 +96,8 @@ def _perf_change(clients: int, column: BuildColumn, section: EvidenceSection) ->
         "function": top.function,
         "change": 100 * top.change,
     }
+
+
+def _against_baseline(column: ComparisonColumn, section: EvidenceSection) -> bool:
+    """Whether the comparison's reference is the baseline, against which the evidence measured each line's change."""
+    return any(other.is_baseline and other.build_id == column.reference_line_id for other in section.columns)

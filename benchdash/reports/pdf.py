@@ -116,7 +116,7 @@ def _manifest_paragraphs(manifest: Manifest, styles: StyleSheet1) -> list[Paragr
 def _ratio_table(report: StudyReport, section: ScenarioSection, styles: StyleSheet1) -> Table:
     table = section.table
     header = [_("clients")] + [column.name for column in table.columns]
-    header += [_("ratio to the previous version") + f" ({column.name})" for column in table.compared_columns]
+    header += [f"{column.ratio_label} ({column.name})" for column in table.compared_columns]
     rows = [[_cell(text, styles) for text in header]]
     for row in table.rows:
         clients = f"{row.clients} {row.conditions}".strip()

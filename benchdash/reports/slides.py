@@ -1,6 +1,6 @@
 """A report as a 16:9 slide deck (python-pptx): a title slide, then one slide per chart, the chart titled with its
 scenario, unit and study, drawn as a native chart (members restyle it in PowerPoint), the figure's manifest and its
-"run this design again" link under it."""
+"run this design again" link under it; after each chart its ratios, a column per comparison named by its axis."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ from pptx.presentation import Presentation as Deck
 from pptx.util import Emu, Inches, Pt
 
 from benchdash.reports.content import StudyReport
+from benchdash.reports.evidence import ratio_text
 from benchdash.reports.figures import ReportChart
 from benchdash.reports.manifest import Manifest
 from benchdash.studies.results.charts import PALETTE
+from benchdash.studies.results.tables import ScenarioTable
 
 SLIDE_WIDTH, SLIDE_HEIGHT = Inches(13.333), Inches(7.5)  # 16:9
 TITLE_ONLY_LAYOUT = 5
@@ -34,22 +36,45 @@ def report_pptx(reports: Sequence[StudyReport], title: str) -> bytes:
     for report in reports:
         for section in report.sections:
             _chart_slide(deck, section.chart, report.manifest)
+            if section.table.compared_columns:
+                _ratio_slide(deck, section.table, section.chart.title)
     buffer = io.BytesIO()
     deck.save(buffer)
     return buffer.getvalue()
 
 
 def _chart_slide(deck: Deck, chart: ReportChart, manifest: Manifest) -> None:
-    slide = deck.slides.add_slide(deck.slide_layouts[TITLE_ONLY_LAYOUT])
-    title = slide.shapes.title
-    title.left, title.top, title.width, title.height = MARGIN, Inches(0.2), SLIDE_WIDTH - 2 * MARGIN, Inches(0.9)
-    title.text = chart.title
-    title.text_frame.paragraphs[0].font.size = Pt(28)
+    slide = _titled_slide(deck, chart.title, Pt(28))
     chart_type, data = _chart_type_and_data(chart)
     width, height = SLIDE_WIDTH - 2 * MARGIN, Inches(5.2)
     frame = slide.shapes.add_chart(chart_type, MARGIN, Inches(1.1), width, height, data)
     _style(frame.chart, chart)
     _manifest_box(slide, manifest)
+
+
+def _titled_slide(deck: Deck, text: str, size: Pt):  # type: ignore[no-untyped-def]
+    slide = deck.slides.add_slide(deck.slide_layouts[TITLE_ONLY_LAYOUT])
+    title = slide.shapes.title
+    title.left, title.top, title.width, title.height = MARGIN, Inches(0.2), SLIDE_WIDTH - 2 * MARGIN, Inches(0.9)
+    title.text = text
+    title.text_frame.paragraphs[0].font.size = size
+    return slide
+
+
+def _ratio_slide(deck: Deck, table: ScenarioTable, title: str) -> None:
+    """The scenario's ratios as a native table: a row per client level, a column per comparison headed by its axis
+    and both sides ('data checksums on / off', 'PostgreSQL 15.2')."""
+    slide = _titled_slide(deck, title, Pt(24))
+    columns = table.compared_columns
+    size = (len(table.rows) + 1, len(columns) + 1)
+    shape = slide.shapes.add_table(*size, MARGIN, Inches(1.2), SLIDE_WIDTH - 2 * MARGIN, Inches(0.4) * size[0])
+    header = [_("clients"), *(f"{column.ratio_label}\n{column.name}" for column in columns)]
+    body = [[f"{row.clients} {row.conditions}".strip(), *map(ratio_text, row.compared_cells)] for row in table.rows]
+    for row_number, texts in enumerate([header, *body]):
+        for column_number, text in enumerate(texts):
+            cell = shape.table.cell(row_number, column_number)
+            cell.text = text
+            cell.text_frame.paragraphs[0].font.size = Pt(11)
 
 
 def _chart_type_and_data(chart: ReportChart) -> tuple[int, XyChartData | CategoryChartData]:

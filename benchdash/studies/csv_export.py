@@ -1,4 +1,4 @@
-"""CSV downloads, streamed: trials and summary of a study, and the cell rules every CSV file follows.
+"""CSV downloads, streamed: trials, summary and comparisons of a study, and the cell rules every CSV file follows.
 
 The column headers are a stable interface, documented in docs/CSV.md. Files are UTF-8 with a BOM
 so that Excel reads Japanese titles correctly, and no text cell can run as a spreadsheet formula.
@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from django.db.models import QuerySet
@@ -22,6 +23,7 @@ from benchdash.studies.csv_cells import inert, rounded
 from benchdash.studies.csv_copy import FlagText, InertText, LocalTimeText, copy_csv_chunks
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.compare import Point
+from benchdash.studies.results.comparisons import Comparison, baseline_comparisons
 from benchdash.studies.results.lines import study_lines
 
 BOM = "\ufeff"
@@ -82,6 +84,33 @@ SUMMARY_HEADER = (
     "threshold",
     "variant",
     "interval_method",
+    "ratio_axis",
+    "compared_with",
+)
+# The comparisons file: a row per cell compared with the cell that differs from it in one axis alone.
+COMPARISON_HEADER = (
+    "study_id",
+    "study",
+    "year",
+    "scenario",
+    "clients",
+    "conditions",
+    "axis",
+    "level",
+    "reference_level",
+    "context",
+    "variant",
+    "compared_with",
+    "median_tps",
+    "compared_with_median_tps",
+    "ratio",
+    "ratio_low",
+    "ratio_high",
+    "interval_confidence",
+    "verdict",
+    "interval_method",
+    "threshold",
+    "statistic",
 )
 
 
@@ -131,10 +160,19 @@ def trial_rows(study: Study) -> QuerySet[Trial]:
     return Trial.objects.filter(study=study).order_by("position", "id").values_list(*cells)
 
 
-def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, ...]]:
+def summary_rows(study: Study, points: Iterable[Point], comparisons: Iterable[Comparison]) -> Iterator[tuple[Any, ...]]:
+    """A row per point; its ratio, interval and verdict are its comparison with the baseline, where the point differs
+    from the baseline in one axis alone (ratio_axis names it), else blank: the comparisons file has every other."""
     baseline_id = study_lines(study).baseline_id
+    against_baseline = baseline_comparisons(comparisons, baseline_id)
     for point in points:
-        interval = point.interval
+        comparison = against_baseline.get(point.key)
+        compared = (
+            comparison.point
+            if comparison
+            else replace(point, ratio=None, ranges_disjoint=None, interval=None, verdict=None)
+        )
+        interval = compared.interval
         yield (
             study.id,
             study.title,
@@ -148,19 +186,57 @@ def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, .
             point.minimum,
             point.maximum,
             point.n,
-            "" if point.ratio is None else point.ratio,
-            point.ranges_disjoint,
+            "" if compared.ratio is None else compared.ratio,
+            compared.ranges_disjoint,
             point.conditions,
             study.statistic,
             _blank(point.cv),
             "" if interval is None else interval.low,
             "" if interval is None else interval.high,
             "" if interval is None else interval.confidence,
-            point.verdict.value if point.verdict else "",
+            compared.verdict.value if compared.verdict else "",
             study.threshold,
             point.label,
             "" if interval is None else interval.method.value,
+            comparison.column.axis.axis if comparison else "",
+            comparison.reference.label if comparison else "",
         )
+
+
+def comparison_rows(study: Study, comparisons: Iterable[Comparison]) -> Iterator[tuple[Any, ...]]:
+    """A row per comparison (COMPARISON_HEADER): the axis, both sides, the other axes' levels, the ratio, its
+    interval and verdict."""
+    for comparison in comparisons:
+        column, point, interval = comparison.column, comparison.point, comparison.point.interval
+        yield (
+            study.id,
+            study.title,
+            study.year,
+            point.scenario_slug,
+            point.clients,
+            point.conditions,
+            column.axis.axis,
+            column.axis.level,
+            column.reference_level,
+            column.context_key_text,
+            point.label,
+            comparison.reference.label,
+            point.median,
+            comparison.reference.median,
+            _blank(point.ratio),
+            "" if interval is None else interval.low,
+            "" if interval is None else interval.high,
+            "" if interval is None else interval.confidence,
+            point.verdict.value if point.verdict else "",
+            "" if interval is None else interval.method.value,
+            study.threshold,
+            study.statistic,
+        )
+
+
+def without_ratio(point: Point) -> Point:
+    """The point with no ratio, interval or verdict: one that differs from the baseline in more than one axis."""
+    return replace(point, ratio=None, ranges_disjoint=None, interval=None, verdict=None)
 
 
 def _blank(value: float | None) -> float | str:

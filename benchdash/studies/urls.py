@@ -8,6 +8,7 @@ urlpatterns = [
     path("<int:pk>/", pages.study_detail, name="detail"),
     path("<int:pk>/trials.csv", csv.trials_csv, name="trials_csv"),
     path("<int:pk>/summary.csv", csv.summary_csv, name="summary_csv"),
+    path("<int:pk>/comparisons.csv", csv.comparisons_csv, name="comparisons_csv"),
     path("<int:pk>/scalability.csv", csv.scalability_csv, name="scalability_csv"),
     path("new/", run.study_new, name="new"),
     path("<int:pk>/cancel/", run.study_cancel, name="cancel"),

@@ -19,6 +19,7 @@ ENDPOINTS = {
     "/api/v1/studies/{study_id}",
     "/api/v1/studies/{study_id}/trials",
     "/api/v1/studies/{study_id}/points",
+    "/api/v1/studies/{study_id}/comparisons",
     "/api/v1/studies/{study_id}/evidence",
     "/api/v1/trials/{trial_id}",
     "/api/v1/trials/{trial_id}/evidence",

@@ -107,7 +107,8 @@ def test_the_csv_bundle_holds_the_study_files_and_a_manifest(client, history):
 
     prefix = f"study-{study.pk}/benchdash-study-{study.pk}"
     assert sorted(bundle.namelist()) == sorted(
-        ["manifest.json"] + [f"{prefix}-{name}.csv" for name in ("report", "summary", "trials", "evidence")]
+        ["manifest.json"]
+        + [f"{prefix}-{name}.csv" for name in ("report", "summary", "comparisons", "trials", "evidence")]
     )
     rows = list(csv.reader(io.StringIO(bundle.read(f"{prefix}-report.csv").decode("utf-8-sig"))))
     assert rows[1][:4] == ["pgecons-reference", "1", "437.2413", "412.9373"]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from benchdash.studies.results.compare import Point, compare_with_baseline, ranges_disjoint
+from benchdash.studies.results.compare import Comparing, Point, compare_with_baseline, ranges_disjoint
 from tests.factories import BuildFactory, ScenarioFactory, measured_results
 
 V13, V14 = "13.4", "14.0"
@@ -106,7 +106,7 @@ def test_figures_that_differ_in_their_conditions_stay_apart():
 def test_a_peak_is_compared_with_the_baselines_peak_wherever_each_was():
     points = _results(_runs(V13, 192, 34000.0), _runs(V14, 320, 41000.0))
     assert _point(points, V14, 320).ratio is None  # no baseline figure at 320 clients
-    peaks = compare_with_baseline(points, _build_id(points, V13), peaks=True)
+    peaks = compare_with_baseline(points, _build_id(points, V13), Comparing(peaks=True))
     assert _point(peaks, V14, 320).ratio == pytest.approx(41000 / 34000)
 
 
@@ -130,11 +130,11 @@ def test_a_point_keeps_its_runs_ascending_and_their_spread():
 def test_the_comparison_gives_the_interval_and_the_verdict_at_the_threshold():
     results = _results(_runs(V13, 1, 95.0, 96.0, 94.0, 97.0, 93.0), _runs(V14, 1, 100.0, 102.0, 98.0, 101.0, 99.0))
     baseline_id = _build_id(results, V13)
-    points = compare_with_baseline(results, baseline_id, threshold=0.02)
+    points = compare_with_baseline(results, baseline_id, Comparing(threshold=0.02))
     newer = _point(points, V14, 1)
     assert (newer.interval.low, newer.interval.high) == pytest.approx((98 / 96, 102 / 94))
     assert newer.verdict == "faster"
-    assert _point(compare_with_baseline(points, baseline_id, threshold=0.03), V14, 1).verdict == "cant_tell"
+    assert _point(compare_with_baseline(points, baseline_id, Comparing(threshold=0.03)), V14, 1).verdict == "cant_tell"
     assert _point(points, V13, 1).verdict is None
 
 

@@ -1,4 +1,4 @@
-"""Studies, their trials, points and evidence summaries."""
+"""Studies, their trials, points, comparisons and evidence summaries."""
 
 from typing import Any
 
@@ -10,11 +10,14 @@ from ninja.pagination import paginate
 
 from benchdash.api.pagination import Page
 from benchdash.api.params import CheckedRouter, Clients, RowId, Year
-from benchdash.api.schemas import EvidencePointOut, PointOut, StudyOut, TrialEvidenceOut, TrialOut
+from benchdash.api.schemas import ComparisonOut, EvidencePointOut, PointOut, StudyOut, TrialEvidenceOut, TrialOut
+from benchdash.studies.csv_export import without_ratio
 from benchdash.studies.evidence.export import EVIDENCE_HEADER, evidence_csv_rows
 from benchdash.studies.models import Study, Trial, TrialEvidence
 from benchdash.studies.results.compare import Point
-from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.comparisons import Comparison, baseline_comparisons
+from benchdash.studies.results.lines import study_lines
+from benchdash.studies.results.queries import study_results_compared
 
 router = CheckedRouter(tags=["studies"])
 
@@ -59,8 +62,22 @@ def study_trials(
 @paginate(Page)
 def study_points(request: HttpRequest, study_id: RowId) -> list[dict[str, Any]]:
     """Median, min, max and n per build x scenario x clients (x conditions), and the ratio to the baseline with its
-    interval and verdict at the study's threshold."""
-    return [_point(point) for point in study_results(get_object_or_404(Study, pk=study_id))]
+    interval and verdict at the study's threshold, where the point differs from the baseline in one axis alone."""
+    study = get_object_or_404(Study, pk=study_id)
+    points, comparisons = study_results_compared(study)
+    against_baseline = baseline_comparisons(comparisons, study_lines(study).baseline_id)
+    return [_point(point, against_baseline.get(point.key)) for point in points]
+
+
+@router.get(
+    "/studies/{study_id}/comparisons", response=list[ComparisonOut], summary="A study's comparisons, axis by axis"
+)
+@paginate(Page)
+def study_comparisons(request: HttpRequest, study_id: RowId) -> list[dict[str, Any]]:
+    """Each cell compared with the cell that differs from it in exactly one axis (the version, checksums, CPUs, the
+    DB host, -t, a setting), within each level of the other axes: the ratio, its interval and verdict."""
+    _points, comparisons = study_results_compared(get_object_or_404(Study, pk=study_id))
+    return [_comparison(comparison) for comparison in comparisons]
 
 
 @router.get("/studies/{study_id}/evidence", response=list[EvidencePointOut], summary="A study's evidence summary")
@@ -93,11 +110,42 @@ def _study_rows(studies: QuerySet[Study]) -> QuerySet[Study, dict[str, Any]]:
     return gathered.values(*StudyOut.model_fields)
 
 
-def _point(point: Point) -> dict[str, Any]:
-    interval = point.interval
+def _point(point: Point, comparison: Comparison | None) -> dict[str, Any]:
+    compared = comparison.point if comparison else without_ratio(point)
     return {
         **{name: getattr(point, name) for name in PointOut.model_fields if hasattr(point, name)},
         "runs": list(point.runs),
+        **_ratio(compared),
+        "ratio_axis": comparison.column.axis.axis if comparison else None,
+        "compared_with": comparison.reference.label if comparison else None,
+    }
+
+
+def _comparison(comparison: Comparison) -> dict[str, Any]:
+    column, point, reference = comparison.column, comparison.point, comparison.reference
+    return {
+        "scenario_slug": point.scenario_slug,
+        "clients": point.clients,
+        "conditions": point.conditions,
+        "axis": column.axis.axis,
+        "level": column.axis.level,
+        "reference_level": column.reference_level,
+        "context": {level.axis: level.level for level in column.context},
+        "line_id": column.line_id,
+        "line": point.label,
+        "compared_with_id": column.reference_line_id,
+        "compared_with": reference.label,
+        "median": point.median,
+        "compared_with_median": reference.median,
+        **_ratio(point),
+        "method": point.interval.method.value if point.interval else None,
+    }
+
+
+def _ratio(point: Point) -> dict[str, Any]:
+    interval = point.interval
+    return {
+        "ratio": point.ratio,
         "ratio_low": interval.low if interval else None,
         "ratio_high": interval.high if interval else None,
         "confidence": interval.confidence if interval else None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from benchdash.inventory.models import version_sort_key
 from benchdash.studies.results.pooled import HostSpread, Runs, cell_interval
@@ -96,27 +96,38 @@ class Point:
         return coefficient_of_variation(self.runs)
 
 
+@dataclass(frozen=True)
+class Comparing:
+    """How a study compares two of its points: at its threshold, by its design's looks, with its DB host's spread of
+    each scenario and clients where `spreads` has a usable one; with `peaks` (a study of peak figures) a peak is
+    compared with the other's peak under the same conditions, whatever client count each was at."""
+
+    peaks: bool = False
+    threshold: float = DEFAULT_THRESHOLD
+    design: Design = FIXED
+    spreads: Mapping[tuple[int, int], HostSpread] = field(default_factory=dict)
+
+    def place(self, point: Point) -> tuple[int, object]:
+        """Where two lines' points meet: the same scenario and level (clients and conditions), or for peaks the
+        same scenario and conditions."""
+        return (point.scenario_id, point.conditions if self.peaks else point.level)
+
+    def pair(self, point: Point, reference: Point | None) -> Point:
+        """The point with `ratio`, `ranges_disjoint`, `interval` and `verdict` filled against the reference point."""
+        return _compared(point, reference, self.threshold, self.design, self.spreads)
+
+
 def compare_with_baseline(
-    points: Iterable[Point],
-    baseline_build_id: int | None,
-    *,
-    peaks: bool = False,
-    threshold: float = DEFAULT_THRESHOLD,
-    design: Design = FIXED,
-    spreads: Mapping[tuple[int, int], HostSpread] | None = None,
+    points: Iterable[Point], baseline_build_id: int | None, comparing: Comparing | None = None
 ) -> list[Point]:
-    """Fill `ratio`, `ranges_disjoint`, `interval` and `verdict` from the baseline build's point at the same
-    scenario and level (clients and conditions). With `peaks` (a study of peak figures) a peak is compared with
-    the baseline's peak under the same conditions, whatever client count each was at. Each interval is drawn at
-    the confidence of the design's look at the point's runs (sequential.py), pooled with the host's spread of
-    its scenario and clients where `spreads` has a usable one (pooled.py), else by ranks."""
+    """Fill `ratio`, `ranges_disjoint`, `interval` and `verdict` from the baseline build's point at the same place
+    (Comparing.place). Each interval is drawn at the confidence of the design's look at the point's runs
+    (sequential.py), pooled with the host's spread of its scenario and clients where the study has a usable one
+    (pooled.py), else by ranks."""
     points = list(points)
-
-    def level(point: Point) -> tuple[int, object]:
-        return (point.scenario_id, point.conditions if peaks else point.level)
-
-    baselines = {level(p): p for p in points if p.build_id == baseline_build_id}
-    compared = [_compared(point, baselines.get(level(point)), threshold, design, spreads or {}) for point in points]
+    how = comparing or Comparing()
+    baselines = {how.place(p): p for p in points if p.build_id == baseline_build_id}
+    compared = [how.pair(point, baselines.get(how.place(point))) for point in points]
     return sorted(compared, key=_display_order)
 
 

@@ -12,9 +12,11 @@ from dataclasses import replace
 from django.db.models import Aggregate, F, FloatField, QuerySet
 
 from benchdash.studies.models import Statistic, Study, StudyPoint, Trial
-from benchdash.studies.results.compare import Point, compare_with_baseline
+from benchdash.studies.results.axes import study_line_levels
+from benchdash.studies.results.compare import Comparing, Point, compare_with_baseline
+from benchdash.studies.results.comparisons import Comparison, study_comparisons
 from benchdash.studies.results.host_spread import study_spreads
-from benchdash.studies.results.lines import study_lines
+from benchdash.studies.results.lines import StudyLines, study_lines
 
 
 class Median(Aggregate):
@@ -67,13 +69,28 @@ def study_results(study: Study) -> list[Point]:
     with its baseline at the study's threshold, by its design's looks and its DB host's recent spread. Its lines
     are its builds, or in a variant study its variants (lines.py)."""
     lines = study_lines(study)
+    return compare_with_baseline(_line_points(study, lines), lines.baseline_id, study_comparing(study))
+
+
+def study_results_compared(study: Study) -> tuple[list[Point], list[Comparison]]:
+    """study_results, and the study's comparisons over them (results/comparisons.py: each cell against the cell that
+    differs from it in one axis alone), the DB host's history read once for both."""
+    lines, comparing = study_lines(study), study_comparing(study)
+    points = compare_with_baseline(_line_points(study, lines), lines.baseline_id, comparing)
+    levels = study_line_levels(study, lines, points)
+    return points, study_comparisons(points, levels, lines.baseline_id, comparing)
+
+
+def study_comparing(study: Study) -> Comparing:
+    """How the study compares two points: at its threshold, by its design's looks, with its DB host's recent spread
+    (a measured study's), peaks with peaks in a study of peak figures."""
+    spreads = study_spreads(study) if study.kind == Study.Kind.MEASURED else {}
+    return Comparing(study.statistic == Statistic.PEAK, study.threshold, study.design, spreads)
+
+
+def _line_points(study: Study, lines: StudyLines) -> list[Point]:
+    """The study's points, each keyed by its line: its variant's id in a variant study, else its build's."""
     points = points_of(StudyPoint.objects.filter(study=study), with_runs=True)
     if lines.by_variant:
-        points = [replace(point, build_id=point.variant_id) for point in points if point.variant_id is not None]
-    else:
-        points = [replace(point, variant_label="") for point in points]
-    peaks = study.statistic == Statistic.PEAK
-    spreads = study_spreads(study) if study.kind == Study.Kind.MEASURED else {}
-    return compare_with_baseline(
-        points, lines.baseline_id, peaks=peaks, threshold=study.threshold, design=study.design, spreads=spreads
-    )
+        return [replace(point, build_id=point.variant_id) for point in points if point.variant_id is not None]
+    return [replace(point, variant_label="") for point in points]

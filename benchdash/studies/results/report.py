@@ -1,4 +1,5 @@
-"""The report view of a study: the seeds' tables (clients down, builds across, median TPS, 前バージョン比 in %)
+"""The report view of a study: the seeds' tables (clients down, builds across, median TPS, then each comparison's
+ratio in %: 前バージョン比 where the version differs, else named by its axis)
 as CSV rows, and the form of the study's notes and conclusions."""
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.studies.models import Scenario, Study
+from benchdash.studies.results.comparisons import ComparisonColumn
 from benchdash.studies.results.lines import study_lines
-from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.queries import study_results_compared
 from benchdash.studies.results.tables import BuildColumn, ScenarioTable, scenario_tables
 
 
@@ -25,9 +27,9 @@ class ConclusionsForm(forms.ModelForm):
 
 def study_tables(study: Study) -> list[ScenarioTable]:
     """The study's comparison tables, a scenario each, named as its scenarios are."""
-    points = study_results(study)
+    points, comparisons = study_results_compared(study)
     names = Scenario.objects.filter(id__in={point.scenario_id for point in points}).display_names()
-    return scenario_tables(points, study_lines(study).baseline_id, names)
+    return scenario_tables(points, study_lines(study).baseline_id, comparisons, names)
 
 
 def report_columns(tables: Sequence[ScenarioTable]) -> list[BuildColumn]:
@@ -39,21 +41,29 @@ def report_columns(tables: Sequence[ScenarioTable]) -> list[BuildColumn]:
     return list(seen.values())
 
 
-def report_header(columns: Sequence[BuildColumn]) -> list[str]:
-    baseline = next((column.name for column in columns if column.is_baseline), "")
+def report_header(tables: Sequence[ScenarioTable], columns: Sequence[BuildColumn]) -> list[str]:
+    """scenario, clients, each build's median, then each comparison's ratio, named by its axis, both sides and the
+    other axes' levels ('PG 14 / PG 13 %' in a study of builds, 'checksums on / off, PG 15 %' otherwise)."""
     medians = [f"{column.name} median_tps" for column in columns]
-    ratios = [f"{column.name} / {baseline} %" for column in columns if not column.is_baseline]
+    ratios = [f"{column.key_text} %" for column in _compared_columns(tables)]
     return ["scenario", "clients", *medians, *ratios]
 
 
 def report_rows(tables: Sequence[ScenarioTable], columns: Sequence[BuildColumn]) -> Iterator[list[Any]]:
-    """A row per scenario x clients: each build's median TPS, then each build's ratio to the baseline in %."""
+    """A row per scenario x clients: each build's median TPS, then each comparison's ratio in %."""
+    compared = _compared_columns(tables)
     for table in tables:
         for row in table.rows:
             cells = {cell.column.build_id: cell.point for cell in row.cells}
+            ratio_cells = {cell.column: cell.point for cell in row.compared_cells}
             medians = [_median(cells.get(column.build_id)) for column in columns]
-            ratios = [_ratio(cells.get(column.build_id)) for column in columns if not column.is_baseline]
+            ratios = [_ratio(ratio_cells.get(column)) for column in compared]
             yield [table.scenario_slug, row.clients, *medians, *ratios]
+
+
+def _compared_columns(tables: Sequence[ScenarioTable]) -> list[ComparisonColumn]:
+    """Every comparison of the study's tables once, in table order."""
+    return list(dict.fromkeys(column for table in tables for column in table.compared_columns))
 
 
 def _median(point: Any) -> float | str:

@@ -1,19 +1,22 @@
-"""The comparison table of a study page: per scenario, a row per client level (and conditions), a column per build.
+"""The comparison table of a study page: per scenario, a row per client level (and conditions), a column per build
+(or variant), then a column of ratios per comparison (results/comparisons.py: one axis, both sides, within one level
+of every other axis).
 
-Pure functions over Points (benchdash.studies.results.compare).
+Pure functions over Points and Comparisons.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import version_sort_key
 from benchdash.studies.results.compare import Point, conditions_order
+from benchdash.studies.results.comparisons import Comparison, ComparisonColumn
 from benchdash.studies.results.matrix import MatrixPoint, matrix_line
 from benchdash.studies.results.uncertainty import Method, Verdict
 
@@ -41,7 +44,8 @@ class BuildColumn:
 
 @dataclass(frozen=True)
 class Cell:
-    """One build at one client level, compared with the baseline build of the same row."""
+    """One build at one client level; in a comparison's column (RatioCell), its point carries the ratio to the
+    comparison's reference cell of the same row."""
 
     point: Point | None
     column: BuildColumn
@@ -92,14 +96,19 @@ class Cell:
 
 
 @dataclass(frozen=True)
+class RatioCell(Cell):
+    """A comparison's cell: the point compared with the cell that differs from it in the column's axis alone."""
+
+    column: ComparisonColumn  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
 class ComparisonRow:
     clients: int
     cells: list[Cell]
     conditions: str = ""
-
-    @property
-    def compared_cells(self) -> list[Cell]:
-        return [cell for cell in self.cells if not cell.column.is_baseline]
+    # A cell per comparison column of the table, in its order.
+    compared_cells: list[RatioCell] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -110,10 +119,12 @@ class ScenarioTable:
     columns: list[BuildColumn]
     rows: list[ComparisonRow]
     points: list[Point]
+    comparisons: list[Comparison] = field(default_factory=list)
 
     @property
-    def compared_columns(self) -> list[BuildColumn]:
-        return [column for column in self.columns if not column.is_baseline]
+    def compared_columns(self) -> list[ComparisonColumn]:
+        """The comparisons' columns, in the study's order (results/comparisons.py)."""
+        return list(dict.fromkeys(comparison.column for comparison in self.comparisons))
 
     @property
     def matrix(self) -> list[MatrixPoint]:
@@ -122,33 +133,50 @@ class ScenarioTable:
 
 
 def scenario_tables(
-    points: Iterable[Point], baseline_build_id: int | None, scenario_names: Mapping[int, str] | None = None
+    points: Iterable[Point],
+    baseline_build_id: int | None,
+    comparisons: Iterable[Comparison],
+    scenario_names: Mapping[int, str] | None = None,
 ) -> list[ScenarioTable]:
-    """One table per scenario (in slug order), builds as columns with the baseline first, then by version."""
+    """One table per scenario (in slug order), builds as columns with the baseline first, then by version, then the
+    study's comparisons of that scenario as ratio columns."""
     by_scenario: dict[int, list[Point]] = defaultdict(list)
     for point in points:
         by_scenario[point.scenario_id].append(point)
+    compared: dict[int, list[Comparison]] = defaultdict(list)
+    for comparison in comparisons:
+        compared[comparison.point.scenario_id].append(comparison)
     names = scenario_names or {}
     tables = [
-        _table(scenario_points, baseline_build_id, names.get(scenario_id, scenario_points[0].scenario_slug))
+        _table(
+            scenario_points,
+            baseline_build_id,
+            names.get(scenario_id, scenario_points[0].scenario_slug),
+            compared[scenario_id],
+        )
         for scenario_id, scenario_points in by_scenario.items()
     ]
     return sorted(tables, key=lambda table: table.scenario_slug)
 
 
-def _table(points: list[Point], baseline_build_id: int | None, name: str) -> ScenarioTable:
+def _table(
+    points: list[Point], baseline_build_id: int | None, name: str, comparisons: list[Comparison]
+) -> ScenarioTable:
     columns = _columns(points, baseline_build_id)
+    compared_columns = list(dict.fromkeys(comparison.column for comparison in comparisons))
     by_cell = {(point.level, point.build_id): point for point in points}
+    ratios = {(comparison.point.level, comparison.column): comparison.point for comparison in comparisons}
     rows = [
         ComparisonRow(
             clients=level[0],
             conditions=level[1],
             cells=[Cell(by_cell.get((level, column.build_id)), column) for column in columns],
+            compared_cells=[RatioCell(ratios.get((level, column)), column) for column in compared_columns],
         )
         for level in sorted({point.level for point in points}, key=level_order)
     ]
     first = points[0]
-    return ScenarioTable(first.scenario_id, first.scenario_slug, name, columns, rows, points)
+    return ScenarioTable(first.scenario_id, first.scenario_slug, name, columns, rows, points, comparisons)
 
 
 def _columns(points: list[Point], baseline_build_id: int | None) -> list[BuildColumn]:

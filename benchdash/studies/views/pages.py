@@ -21,7 +21,7 @@ from benchdash.studies.power_preview import measured_power
 from benchdash.studies.procedure import scenario_procedures, study_steps
 from benchdash.studies.results.charts import tps_by_clients_figure
 from benchdash.studies.results.lines import study_lines
-from benchdash.studies.results.queries import study_results
+from benchdash.studies.results.queries import study_results_compared
 from benchdash.studies.results.scalability import scalability_charts
 from benchdash.studies.results.settings_diff import study_settings_diff
 from benchdash.studies.results.tables import scenario_tables
@@ -62,10 +62,10 @@ def study_list(request: HttpRequest) -> HttpResponse:
 @read_access
 def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study.objects.select_related("db_host", "client_host", "baseline"), pk=pk)
-    points = study_results(study)
+    points, comparisons = study_results_compared(study)
     names = Scenario.objects.filter(id__in={point.scenario_id for point in points}).display_names()
     lines = study_lines(study)
-    tables = scenario_tables(points, lines.baseline_id, names)
+    tables = scenario_tables(points, lines.baseline_id, comparisons, names)
     charts = [
         (f"chart-{table.scenario_id}", tps_by_clients_figure(table.points, statistic=study.statistic))
         for table in tables
