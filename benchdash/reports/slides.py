@@ -1,11 +1,13 @@
-"""A report as a 16:9 slide deck (python-pptx): a title slide, then one slide per chart, the chart titled with its
-scenario, unit and study, drawn as a native chart (members restyle it in PowerPoint), the figure's manifest and its
-"run this design again" link under it."""
+"""A report as a 16:9 slide deck (python-pptx): a title slide, then per scenario a chart slide, the chart titled with
+its scenario, unit and study, drawn as a native chart (members restyle it in PowerPoint), and a slide of its
+comparison table (figures, ratios with their intervals and verdicts) as a native table; under each the figure's
+manifest and its "run this design again" link."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from typing import Any
 
 from django.utils.translation import gettext as _
 from pptx import Presentation
@@ -16,9 +18,11 @@ from pptx.presentation import Presentation as Deck
 from pptx.util import Emu, Inches, Pt
 
 from benchdash.reports.content import StudyReport
+from benchdash.reports.evidence import ratio_text
 from benchdash.reports.figures import ReportChart
 from benchdash.reports.manifest import Manifest
 from benchdash.studies.results.charts import PALETTE
+from benchdash.studies.results.tables import ScenarioTable
 
 SLIDE_WIDTH, SLIDE_HEIGHT = Inches(13.333), Inches(7.5)  # 16:9
 TITLE_ONLY_LAYOUT = 5
@@ -34,21 +38,48 @@ def report_pptx(reports: Sequence[StudyReport], title: str) -> bytes:
     for report in reports:
         for section in report.sections:
             _chart_slide(deck, section.chart, report.manifest)
+            _table_slide(deck, section.table, report.manifest)
     buffer = io.BytesIO()
     deck.save(buffer)
     return buffer.getvalue()
 
 
-def _chart_slide(deck: Deck, chart: ReportChart, manifest: Manifest) -> None:
+def _titled_slide(deck: Deck, text: str) -> Any:  # python-pptx's shapes take lengths its stubs call int
     slide = deck.slides.add_slide(deck.slide_layouts[TITLE_ONLY_LAYOUT])
     title = slide.shapes.title
     title.left, title.top, title.width, title.height = MARGIN, Inches(0.2), SLIDE_WIDTH - 2 * MARGIN, Inches(0.9)
-    title.text = chart.title
+    title.text = text
     title.text_frame.paragraphs[0].font.size = Pt(28)
+    return slide
+
+
+def _chart_slide(deck: Deck, chart: ReportChart, manifest: Manifest) -> None:
+    slide = _titled_slide(deck, chart.title)
     chart_type, data = _chart_type_and_data(chart)
     width, height = SLIDE_WIDTH - 2 * MARGIN, Inches(5.2)
     frame = slide.shapes.add_chart(chart_type, MARGIN, Inches(1.1), width, height, data)
     _style(frame.chart, chart)
+    _manifest_box(slide, manifest)
+
+
+def _table_slide(deck: Deck, table: ScenarioTable, manifest: Manifest) -> None:
+    """The 前バージョン比 table of a scenario, as the PDF prints it: clients, each build's figure, each ratio to
+    the baseline with its interval and verdict."""
+    slide = _titled_slide(deck, _("%(scenario)s: comparison") % {"scenario": table.scenario_name})
+    header = [_("clients")] + [column.name for column in table.columns]
+    header += [_("ratio to the previous version") + f" ({column.name})" for column in table.compared_columns]
+    rows = [header] + [
+        [f"{row.clients} {row.conditions}".strip(), *(cell.figure for cell in row.cells)]
+        + [ratio_text(cell) for cell in row.compared_cells]
+        for row in table.rows
+    ]
+    height = min(Inches(5.2), Inches(0.4) * len(rows))
+    shape = slide.shapes.add_table(len(rows), len(header), MARGIN, Inches(1.1), SLIDE_WIDTH - 2 * MARGIN, height)
+    for row_number, texts in enumerate(rows):
+        for column_number, text in enumerate(texts):
+            cell = shape.table.cell(row_number, column_number)
+            cell.text = text
+            cell.text_frame.paragraphs[0].font.size = Pt(11 if len(rows) <= 12 else 8)
     _manifest_box(slide, manifest)
 
 
