@@ -1,5 +1,6 @@
 """The trends page (home): the chained version index per scenario and each study's curves."""
 
+import csv
 import io
 import json
 import math
@@ -185,3 +186,30 @@ def test_the_shipped_history_links_9_3_and_9_4_by_their_peaks_and_lists_every_li
     tpcb = re.search(r'id="trend-pgbench-tpcb">(.*?)</section>', page, re.S).group(1)
     assert "No official study measured both 8.3 and 9.4: the line breaks here and restarts at 100." in tpcb
     assert "not used: these versions are already joined by nearer links" in tpcb  # EDB 9.4 -> 11
+
+
+@pytest.mark.django_db
+def test_an_official_point_carries_its_interval_on_the_chart_in_the_table_and_in_the_file(client):
+    from tests.factories import succeeded_runs
+
+    scenario = ScenarioFactory(slug="interval-reference", name="Reference")
+    old, new = BuildFactory(version="13.4", name="PostgreSQL 13.4"), BuildFactory(version="14.0", name="PG 14.0")
+    study = StudyFactory(
+        builds=[old, new], baseline=old, scenarios=[scenario], status=Study.Status.DONE, official=True, year=2024
+    )
+    runs = [1000.0, 1010.0, 990.0, 1005.0, 995.0]
+    succeeded_runs(study, scenario, {(old, 1): runs, (new, 1): [run * 0.9 for run in runs]})
+
+    response = client.get(reverse("trends:index"), HTTP_ACCEPT_LANGUAGE="en")
+    trends_file = b"".join(client.get(reverse("trends:csv")).streaming_content).decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(trends_file)))
+
+    [segment] = [trace for trace in figure(response, f"index-{scenario.pk}")["data"] if trace["x"] == ["13", "14"]]
+    below, above = segment["error_y"]["arrayminus"][1], segment["error_y"]["array"][1]
+    assert segment["y"][1] == pytest.approx(90.0) and below > 0 and above > 0
+    assert "interval " in segment["hovertext"][1]
+    low, high = 90.0 - below, 90.0 + above
+    assert f"{low:.1f} – {high:.1f}" in response.content.decode()  # the index table says it too
+    [row] = [row for row in rows if row["kind"] == "index" and row["version"] == "14"]
+    assert float(row["index_low"]) == pytest.approx(low, abs=0.01)
+    assert float(row["index_high"]) == pytest.approx(high, abs=0.01)
