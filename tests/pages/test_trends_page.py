@@ -213,3 +213,43 @@ def test_an_official_point_carries_its_interval_on_the_chart_in_the_table_and_in
     [row] = [row for row in rows if row["kind"] == "index" and row["version"] == "14"]
     assert float(row["index_low"]) == pytest.approx(low, abs=0.01)
     assert float(row["index_high"]) == pytest.approx(high, abs=0.01)
+
+
+@pytest.mark.django_db
+def test_the_home_page_names_the_versions_and_years_the_shipped_history_lacks(client):
+    from django.utils import timezone
+
+    from benchdash.trends.coverage import history_coverage
+
+    call_command("load_presets", stdout=io.StringIO())
+    this_year = timezone.localdate().year
+
+    coverage = history_coverage(this_year)
+    page = client.get(reverse("trends:index"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+    # The issue counted 9.3, 9.4, 9.6, 11, 13 and 14; DoRuby's 2008 post adds 8.1 and 8.3.
+    assert coverage.versions == ["8.1", "8.3", "9.3", "9.4", "9.6", "11", "13", "14"]
+    assert coverage.missing_versions == ["8.2", "8.4", "9.0", "9.1", "9.2", "9.5", "10", "12"]
+    assert "Official figures exist for PostgreSQL 8.1, 8.3, 9.3, 9.4, 9.6, 11, 13, 14." in page
+    assert "No official figures for 8.2, 8.4, 9.0, 9.1, 9.2, 9.5, 10, 12." in page
+    assert this_year in coverage.missing_years + coverage.years and 2013 in coverage.missing_years
+    assert f"No official study in {', '.join(coverage.missing_year_spans)}." in page
+
+
+@pytest.mark.django_db
+def test_the_missing_versions_and_years_follow_the_official_studies_in_the_store(client):
+    from benchdash.trends.coverage import history_coverage
+    from tests.factories import succeeded_runs
+
+    scenario = ScenarioFactory(slug="coverage", name="Coverage")
+    for year, older, newer in ((2014, "9.3.5", "9.4.0"), (2017, "9.6.1", "10.0")):
+        old, new = BuildFactory(version=older), BuildFactory(version=newer)
+        study = StudyFactory(year=year, builds=[old, new], baseline=old, scenarios=[scenario], official=True)
+        succeeded_runs(study, scenario, {(old, 1): [100.0], (new, 1): [110.0]})
+    BuildFactory(version="12.1")  # registered, never in an official study: past the figures, not stated
+
+    coverage = history_coverage(2019)
+
+    assert (coverage.versions, coverage.missing_versions) == (["9.3", "9.4", "9.6", "10"], ["9.5"])
+    assert (coverage.years, coverage.missing_years) == ([2014, 2017], [2015, 2016, 2018, 2019])
+    assert coverage.missing_year_spans == ["2015–2016", "2018–2019"]
