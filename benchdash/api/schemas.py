@@ -179,6 +179,8 @@ class IndexPointOut(Schema):
     backward: bool
     gap_from: str | None
     study_id: int | None
+    index_low: float | None  # the index's interval along its links; None where a link has no runs behind it
+    index_high: float | None
 
 
 class TrendOut(Schema):
@@ -195,6 +197,8 @@ class LinkOut(Schema):
     older_build: str
     newer_build: str
     ratio: float
+    ratio_low: float | None  # the ratio's interval from the runs at every level; None for published figures
+    ratio_high: float | None
     study_id: int
     study_year: int
     study_title: str

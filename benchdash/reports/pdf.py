@@ -17,14 +17,25 @@ from reportlab.lib.styles import ParagraphStyle, StyleSheet1, getSampleStyleShee
 from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+from reportlab.pdfbase.pdfmetrics import registerFontFamily
 from reportlab.pdfbase.ttfonts import TTFont
-from reportlab.platypus import KeepTogether, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+from reportlab.platypus import (
+    Flowable,
+    KeepTogether,
+    PageBreak,
+    Paragraph,
+    SimpleDocTemplate,
+    Spacer,
+    Table,
+    TableStyle,
+    XPreformatted,
+)
 
 from benchdash.reports.content import ScenarioSection, StudyReport
 from benchdash.reports.evidence import ratio_text
 from benchdash.reports.manifest import Manifest
-from benchdash.reports.numbers import figure_text
 from benchdash.reports.pdf_chart import chart_drawing
+from benchdash.studies.conclusions_text import TextBlock, conclusions_blocks
 
 JAPANESE_FONT_FILES = (
     Path("/usr/share/fonts/opentype/ipaexfont-gothic/ipaexg.ttf"),
@@ -38,11 +49,11 @@ PAGE_WIDTH = A4[0] - 36 * mm
 @cache
 def report_font() -> str:
     font_file = next((path for path in JAPANESE_FONT_FILES if path.exists()), None)
-    if font_file is None:
-        pdfmetrics.registerFont(UnicodeCIDFont(FALLBACK_FONT))
-        return FALLBACK_FONT
-    pdfmetrics.registerFont(TTFont("IPAexGothic", str(font_file)))
-    return "IPAexGothic"
+    font = FALLBACK_FONT if font_file is None else "IPAexGothic"
+    pdfmetrics.registerFont(UnicodeCIDFont(font) if font_file is None else TTFont(font, str(font_file)))
+    # One face for every style: the conclusions' bold and italic (Markdown) set in it rather than fail to map.
+    registerFontFamily(font, normal=font, bold=font, italic=font, boldItalic=font)
+    return font
 
 
 def report_pdf(reports: Sequence[StudyReport], title: str) -> bytes:
@@ -66,6 +77,8 @@ def _styles(font: str) -> StyleSheet1:
     styles = getSampleStyleSheet()
     for name in ("Title", "Heading1", "Heading2", "Heading3", "BodyText", "Code"):
         styles[name].fontName = font
+    for name in ("Heading1", "Heading2", "Heading3"):
+        styles[name].keepWithNext = True  # a heading never ends a page: it goes over with its chart or table
     styles["BodyText"].wordWrap = "CJK"  # Japanese has no spaces to break at
     styles.add(ParagraphStyle("Small", parent=styles["BodyText"], fontSize=7.5, leading=9.5, textColor="#444444"))
     styles.add(ParagraphStyle("Cell", parent=styles["BodyText"], fontSize=8, leading=10))
@@ -81,9 +94,18 @@ def _study_story(report: StudyReport, styles: StyleSheet1, *, with_heading: bool
     if not report.sections:
         story.append(Paragraph(escape(_("No finished trials yet.")), styles["BodyText"]))
     story.append(Paragraph(escape(_("Notes and conclusions")), styles["Heading2"]))
-    conclusions = report.study.conclusions or _("None written yet.")
-    story += [Paragraph(escape(paragraph), styles["BodyText"]) for paragraph in conclusions.split("\n") if paragraph]
-    return story
+    if not report.study.conclusions:
+        return [*story, Paragraph(escape(_("None written yet.")), styles["BodyText"])]
+    return story + [_conclusions_flowable(block, styles) for block in conclusions_blocks(report.study.conclusions)]
+
+
+def _conclusions_flowable(block: TextBlock, styles: StyleSheet1) -> Flowable:
+    """A block of the Markdown conclusions (studies/conclusions_text.py) as the PDF sets it."""
+    if block.kind == "code":
+        return XPreformatted(escape(block.markup), styles["Code"])
+    if block.kind == "item":
+        return Paragraph(block.markup, styles["BodyText"], bulletText="•")
+    return Paragraph(block.markup, styles["Heading3" if block.kind == "heading" else "BodyText"])
 
 
 def _steps_table(heading: str, steps: Sequence, styles: StyleSheet1) -> list:
@@ -98,8 +120,7 @@ def _section_story(report: StudyReport, section: ScenarioSection, styles: StyleS
     figure = [drawing, *_manifest_paragraphs(report.manifest, styles)]
     evidence = [Paragraph("• " + escape(line), styles["Cell"]) for line in section.evidence]
     return [
-        Paragraph(escape(section.table.scenario_name), styles["Heading2"]),
-        KeepTogether(figure),
+        KeepTogether([Paragraph(escape(section.table.scenario_name), styles["Heading2"]), *figure]),
         Spacer(1, 3 * mm),
         _ratio_table(report, section, styles),
         Paragraph(escape(_("Evidence of each difference")), styles["Heading3"]),
@@ -120,7 +141,7 @@ def _ratio_table(report: StudyReport, section: ScenarioSection, styles: StyleShe
     rows = [[_cell(text, styles) for text in header]]
     for row in table.rows:
         clients = f"{row.clients} {row.conditions}".strip()
-        figures = [figure_text(cell.point.median if cell.point else None) for cell in row.cells]
+        figures = [cell.figure for cell in row.cells]
         rows.append([_cell(text, styles) for text in [clients, *figures, *map(ratio_text, row.compared_cells)]])
     widths = _column_widths(len(table.columns), len(table.compared_columns))
     result = Table(rows, colWidths=widths, repeatRows=1)

@@ -1,11 +1,13 @@
-"""A report as a 16:9 slide deck (python-pptx): a title slide, then one slide per chart, the chart titled with its
-scenario, unit and study, drawn as a native chart (members restyle it in PowerPoint), the figure's manifest and its
-"run this design again" link under it; after each chart its ratios, a column per comparison named by its axis."""
+"""A report as a 16:9 slide deck (python-pptx): a title slide, then per scenario a chart slide, the chart titled with
+its scenario, unit and study, drawn as a native chart (members restyle it in PowerPoint), and a slide of its
+comparison table (figures, then a ratio per comparison named by its axis, with its interval and verdict) as a native
+table; under each the figure's manifest and its "run this design again" link."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from typing import Any
 
 from django.utils.translation import gettext as _
 from pptx import Presentation
@@ -36,15 +38,23 @@ def report_pptx(reports: Sequence[StudyReport], title: str) -> bytes:
     for report in reports:
         for section in report.sections:
             _chart_slide(deck, section.chart, report.manifest)
-            if section.table.compared_columns:
-                _ratio_slide(deck, section.table, section.chart.title)
+            _table_slide(deck, section.table, report.manifest)
     buffer = io.BytesIO()
     deck.save(buffer)
     return buffer.getvalue()
 
 
+def _titled_slide(deck: Deck, text: str) -> Any:  # python-pptx's shapes take lengths its stubs call int
+    slide = deck.slides.add_slide(deck.slide_layouts[TITLE_ONLY_LAYOUT])
+    title = slide.shapes.title
+    title.left, title.top, title.width, title.height = MARGIN, Inches(0.2), SLIDE_WIDTH - 2 * MARGIN, Inches(0.9)
+    title.text = text
+    title.text_frame.paragraphs[0].font.size = Pt(28)
+    return slide
+
+
 def _chart_slide(deck: Deck, chart: ReportChart, manifest: Manifest) -> None:
-    slide = _titled_slide(deck, chart.title, Pt(28))
+    slide = _titled_slide(deck, chart.title)
     chart_type, data = _chart_type_and_data(chart)
     width, height = SLIDE_WIDTH - 2 * MARGIN, Inches(5.2)
     frame = slide.shapes.add_chart(chart_type, MARGIN, Inches(1.1), width, height, data)
@@ -52,29 +62,25 @@ def _chart_slide(deck: Deck, chart: ReportChart, manifest: Manifest) -> None:
     _manifest_box(slide, manifest)
 
 
-def _titled_slide(deck: Deck, text: str, size: Pt):  # type: ignore[no-untyped-def]
-    slide = deck.slides.add_slide(deck.slide_layouts[TITLE_ONLY_LAYOUT])
-    title = slide.shapes.title
-    title.left, title.top, title.width, title.height = MARGIN, Inches(0.2), SLIDE_WIDTH - 2 * MARGIN, Inches(0.9)
-    title.text = text
-    title.text_frame.paragraphs[0].font.size = size
-    return slide
-
-
-def _ratio_slide(deck: Deck, table: ScenarioTable, title: str) -> None:
-    """The scenario's ratios as a native table: a row per client level, a column per comparison headed by its axis
-    and both sides ('data checksums on / off', 'PostgreSQL 15.2')."""
-    slide = _titled_slide(deck, title, Pt(24))
-    columns = table.compared_columns
-    size = (len(table.rows) + 1, len(columns) + 1)
-    shape = slide.shapes.add_table(*size, MARGIN, Inches(1.2), SLIDE_WIDTH - 2 * MARGIN, Inches(0.4) * size[0])
-    header = [_("clients"), *(f"{column.ratio_label}\n{column.name}" for column in columns)]
-    body = [[f"{row.clients} {row.conditions}".strip(), *map(ratio_text, row.compared_cells)] for row in table.rows]
-    for row_number, texts in enumerate([header, *body]):
+def _table_slide(deck: Deck, table: ScenarioTable, manifest: Manifest) -> None:
+    """A scenario's comparison table, as the PDF prints it: clients, each line's figure, then each comparison's ratio
+    with its interval and verdict, headed by its axis and both sides ('data checksums on / off', 'PostgreSQL 15.2')."""
+    slide = _titled_slide(deck, _("%(scenario)s: comparison") % {"scenario": table.scenario_name})
+    header = [_("clients")] + [column.name for column in table.columns]
+    header += [f"{column.ratio_label}\n{column.name}" for column in table.compared_columns]
+    rows = [header] + [
+        [f"{row.clients} {row.conditions}".strip(), *(cell.figure for cell in row.cells)]
+        + [ratio_text(cell) for cell in row.compared_cells]
+        for row in table.rows
+    ]
+    height = min(Inches(5.2), Inches(0.4) * len(rows))
+    shape = slide.shapes.add_table(len(rows), len(header), MARGIN, Inches(1.1), SLIDE_WIDTH - 2 * MARGIN, height)
+    for row_number, texts in enumerate(rows):
         for column_number, text in enumerate(texts):
             cell = shape.table.cell(row_number, column_number)
             cell.text = text
-            cell.text_frame.paragraphs[0].font.size = Pt(11)
+            cell.text_frame.paragraphs[0].font.size = Pt(11 if len(rows) <= 12 else 8)
+    _manifest_box(slide, manifest)
 
 
 def _chart_type_and_data(chart: ReportChart) -> tuple[int, XyChartData | CategoryChartData]:

@@ -27,7 +27,7 @@ from workers.spec import RunOrder
 
 if TYPE_CHECKING:
     from benchdash.inventory.models import Build, Host
-    from benchdash.studies.models import Scenario, Study, Variant
+    from benchdash.studies.models import Scenario, Study, StudyPreset, Variant
 
 MAX_VARIANTS = 64
 Problems = dict[str, list[ValidationError]]
@@ -46,6 +46,7 @@ _SAVED_AS_IS = (
     "fillfactor",
     "keep_data",
     "seed",
+    "preset",
 )
 
 
@@ -114,6 +115,7 @@ class StudyDesign:
     pg_settings: Mapping[str, str] = field(default_factory=dict)
     collectors: Collectors = Collectors()
     keep_data: bool = False
+    preset: StudyPreset | None = None  # the seeds' design it was made from, what the quality gate holds it against
 
     @classmethod
     def from_study(cls, study: Study, **changes: Any) -> StudyDesign:

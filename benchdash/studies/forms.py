@@ -239,6 +239,7 @@ class StudyForm(forms.Form):
             collectors=Collectors(data["collect_sar"], data["collect_perf"], data["collect_wait_events"]),
             keep_data=data["keep_data"],
             seed=data["seed"],
+            preset=data.get("client_preset"),
         )
 
     def preset_defaults(self) -> dict[int, dict[str, str]]:
@@ -314,6 +315,7 @@ def design_initial(design: StudyDesign) -> dict[str, Any]:
         "collect_perf": design.collectors.perf,
         "collect_wait_events": design.collectors.wait_events,
         "keep_data": design.keep_data,
+        "client_preset": design.preset.pk if design.preset else None,
     }
     hosts = {"db_host": design.db_host, "client_host": design.client_host}
     return initial | {name: host.pk for name, host in hosts.items() if host}

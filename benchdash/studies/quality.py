@@ -20,7 +20,8 @@ from benchdash.studies.results.compare import Point
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.uncertainty import Verdict
 
-# The rules: the spread a trend may rest on, and the share of compared cells that must have said something.
+# The rules: the spread a trend may rest on, and the share of compared cells that must have said something (faster
+# or slower: "can't tell" and "too few runs" say nothing).
 MAX_MEDIAN_CV = 0.10
 MIN_VERDICT_SHARE = 0.5
 
@@ -51,7 +52,7 @@ class StudyQuality:
 def study_quality(study: Study) -> StudyQuality:
     """The study's figures against the rules (module description)."""
     points = study_results(study)
-    preset = _preset_of(study)
+    preset = study.preset
     return StudyQuality(
         [
             _noise_check(study),
@@ -61,11 +62,6 @@ def study_quality(study: Study) -> StudyQuality:
             _failed_check(study),
         ]
     )
-
-
-def _preset_of(study: Study) -> StudyPreset | None:
-    """The seeds' preset that runs the study's scenarios (the first by slug), the design it is held against."""
-    return StudyPreset.objects.filter(scenarios__in=study.scenarios.all()).distinct().order_by("slug").first()
 
 
 def _noise_check(study: Study) -> QualityCheck:
@@ -89,8 +85,8 @@ def _seconds(seconds: int) -> str:
 
 
 def _against_preset(study: Study, preset: StudyPreset | None) -> list[QualityCheck]:
-    if preset is None:
-        rule = _("no preset runs these scenarios")
+    if preset is None:  # another preset that runs the same scenarios (2014's checksums for 2021's) is no rule
+        rule = _("made without a study preset")
         return [
             QualityCheck(_("duration"), _seconds(study.duration_s), rule, None),
             QualityCheck(_("scale"), str(study.scale), rule, None),
@@ -122,7 +118,7 @@ def _spread_check(points: list[Point]) -> QualityCheck:
 
 def _verdict_share_check(points: list[Point]) -> QualityCheck:
     compared = [point for point in points if point.verdict is not None]
-    told = [point for point in compared if point.verdict != Verdict.TOO_FEW_RUNS]
+    told = [point for point in compared if point.verdict in (Verdict.FASTER, Verdict.SLOWER)]
     share = len(told) / len(compared) if compared else None
     value = "—" if share is None else f"{len(told)} / {len(compared)} ({share:.0%})"
     rule = _("at least %(share)s of the compared cells") % {"share": f"{MIN_VERDICT_SHARE:.0%}"}

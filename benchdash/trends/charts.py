@@ -104,10 +104,18 @@ def _segment_trace(number: int, segment: list[IndexPoint]) -> dict:
         "textposition": "top center",
         "hovertext": [_point_hover(point) for point in segment],
         "hoverinfo": "text",
+        "error_y": _interval_bars(segment, color),
         "line": {"color": color, "width": 2.5},
         # An open marker: the link reaching the point comes from a study below the rules (Study.official_reason).
         "marker": {"color": color, "size": 9, "symbol": [_marker_symbol(point) for point in segment]},
     }
+
+
+def _interval_bars(segment: list[IndexPoint], color: str) -> dict:
+    """Each point's interval as an error bar (none where a link on the way has no runs: a published figure)."""
+    above = [None if point.interval is None else round(point.interval[1] - point.index, 2) for point in segment]
+    below = [None if point.interval is None else round(point.index - point.interval[0], 2) for point in segment]
+    return {"type": "data", "symmetric": False, "array": above, "arrayminus": below, "color": color, "width": 4}
 
 
 def _marker_symbol(point: IndexPoint) -> str:
@@ -136,6 +144,13 @@ def _point_hover(point: IndexPoint) -> str:
     head = f"<b>PostgreSQL {escape(point.version)}</b>: {point.index:.1f}"
     if point.link is None:
         return head + "<br>" + _("start of the line (= 100)")
+    if point.interval is None:
+        head += "<br>" + _("no interval: a link on the way has no runs (published figures)")
+    else:
+        head += "<br>" + _("interval %(low)s – %(high)s") % {
+            "low": f"{point.interval[0]:.1f}",
+            "high": f"{point.interval[1]:.1f}",
+        }
     link = point.link
     builds = f" ({escape(link.older_build)} → {escape(link.newer_build)})" if link.older_build else ""
     lines = [

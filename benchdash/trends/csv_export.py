@@ -31,6 +31,8 @@ TRENDS_HEADER = (
     "year_inferred",
     "link_older_version",
     "link_newer_version",
+    "index_low",
+    "index_high",
 )
 
 
@@ -46,8 +48,9 @@ def trends_rows(trends: Iterable[ScenarioTrend]) -> Iterator[tuple[Any, ...]]:
 
 def _index_row(scenario_slug: str, point: IndexPoint) -> tuple[Any, ...]:
     link = point.link
+    interval = point.interval or ("", "")
     if link is None:
-        return ("index", scenario_slug, point.segment, point.version, point.index, *[""] * 13)
+        return ("index", scenario_slug, point.segment, point.version, point.index, *[""] * 13, *interval)
     study = (link.study.study_id, link.study.year, link.study.title)
     empty_point_cells = ("", "", "", "")
     link_cells = (link.study.statistic, "", link.study.year_inferred, *link.pair)
@@ -61,6 +64,7 @@ def _index_row(scenario_slug: str, point: IndexPoint) -> tuple[Any, ...]:
         *study,
         *empty_point_cells,
         *link_cells,
+        *interval,
     )
 
 
@@ -76,5 +80,5 @@ def _point_row(scenario_slug: str, study: StudyRef, point: Point) -> tuple[Any, 
         study.statistic,
         point.conditions,
         study.year_inferred,
-        *("", ""),
+        *("", "", "", ""),
     )

@@ -34,6 +34,7 @@ from itertools import combinations
 from benchdash.inventory.models import major_version, version_sort_key
 from benchdash.studies.models.study import Statistic
 from benchdash.studies.results.compare import Point, plausible_tps
+from benchdash.studies.results.pooled import Runs, cell_interval
 
 INDEX_START = 100.0
 # Rule 2: which statistic a link is best made of, first to last.
@@ -81,6 +82,8 @@ class VersionLink:
     older_build: str = ""
     newer_build: str = ""
     levels: tuple[str, ...] = ()
+    # The ratio's interval (low, high) from the runs at every level (link_interval); None: no runs behind a level.
+    interval: tuple[float, float] | None = None
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -112,6 +115,9 @@ class IndexPoint:
     reached_from: str | None = None
     backward: bool = False
     gap_from: str | None = None
+    # The index's interval (low, high) along the links that reached it (chained_interval); None where a link on the
+    # way has none. A segment's start is 100 by definition: (100, 100).
+    interval: tuple[float, float] | None = None
 
 
 def chained_version_index(links: Iterable[VersionLink]) -> list[IndexPoint]:
@@ -213,7 +219,8 @@ def _segment_points(
 ) -> list[IndexPoint]:
     """Rule 4: walk the segment's used links from its oldest version (= 100)."""
     start = members[0]
-    reached = {start: IndexPoint(start, INDEX_START, number, starts_segment=True, gap_from=gap_from)}
+    exact = (INDEX_START, INDEX_START)
+    reached = {start: IndexPoint(start, INDEX_START, number, starts_segment=True, gap_from=gap_from, interval=exact)}
     queue = deque([start])
     while queue:
         current = reached[queue.popleft()]
@@ -234,9 +241,38 @@ def _segment_points(
                 other_links=others.get(link.pair, ()),
                 reached_from=current.version,
                 backward=backward,
+                interval=chained_interval(current.interval, link.interval, backward=backward),
             )
             queue.append(version)
     return [reached[version] for version in members]
+
+
+def chained_interval(
+    reached_from: tuple[float, float] | None, link: tuple[float, float] | None, *, backward: bool
+) -> tuple[float, float] | None:
+    """The index's interval one link on: the ends multiplied (divided, crosswise, going back to an older version).
+    It holds wherever the interval of every link on the way holds."""
+    if reached_from is None or link is None:
+        return None
+    if backward:
+        return (reached_from[0] / link[1], reached_from[1] / link[0])
+    return (reached_from[0] * link[0], reached_from[1] * link[1])
+
+
+def link_interval(cells: Iterable[tuple[Point, Point]]) -> tuple[float, float] | None:
+    """The interval of a link's ratio from each level's (newer, older) runs: the geometric mean of the levels'
+    interval ends (pooled.cell_interval, the runs' own spread), which holds the geometric mean of the ratios
+    wherever every level's interval holds its own; None where a level has no runs to draw one from."""
+    lows, highs = [], []
+    for newer, older in cells:
+        interval = cell_interval(Runs(newer.runs, newer.rounds), Runs(older.runs, older.rounds), None)
+        if interval is None:
+            return None
+        lows.append(math.log(interval.low))
+        highs.append(math.log(interval.high))
+    if not lows:
+        return None
+    return (math.exp(sum(lows) / len(lows)), math.exp(sum(highs) / len(highs)))
 
 
 def study_links(study: StudyRef, points: Iterable[Point]) -> list[VersionLink]:
@@ -247,12 +283,12 @@ def study_links(study: StudyRef, points: Iterable[Point]) -> list[VersionLink]:
     For relative statistics (baseline = 100) the figures are already an index and the same arithmetic
     holds; peak figures are compared peak with peak.
     """
-    figures: dict[int, dict[Level, float]] = defaultdict(dict)
+    figures: dict[int, dict[Level, Point]] = defaultdict(dict)
     versions: dict[int, str] = {}
     for point in points:
         if plausible_tps(point.median):
             clients = None if study.statistic == PEAK else point.clients
-            figures[point.build_id][(clients, point.conditions)] = point.median
+            figures[point.build_id][(clients, point.conditions)] = point
             versions[point.build_id] = point.build_version
     ordered = sorted(versions, key=lambda build_id: (version_sort_key(versions[build_id]), build_id))
     links = []
@@ -266,12 +302,12 @@ def study_links(study: StudyRef, points: Iterable[Point]) -> list[VersionLink]:
 
 
 def _link(
-    study: StudyRef, older: tuple[str, dict[Level, float]], newer: tuple[str, dict[Level, float]]
+    study: StudyRef, older: tuple[str, dict[Level, Point]], newer: tuple[str, dict[Level, Point]]
 ) -> VersionLink | None:
     common = sorted(set(older[1]) & set(newer[1]), key=lambda level: (level[0] or 0, level[1]))
     if not common:
         return None
-    log_sum = sum(math.log(newer[1][level] / older[1][level]) for level in common)
+    log_sum = sum(math.log(newer[1][level].median / older[1][level].median) for level in common)
     return VersionLink(
         older_version=major_version(older[0]),
         newer_version=major_version(newer[0]),
@@ -281,6 +317,7 @@ def _link(
         older_build=older[0],
         newer_build=newer[0],
         levels=tuple(_level_label(level) for level in common),
+        interval=link_interval((newer[1][level], older[1][level]) for level in common),
     )
 
 

@@ -62,7 +62,7 @@ def _builds_alone_variants() -> list[int]:
 
 def _points_by_scenario(study_points: QuerySet[StudyPoint]) -> dict[int, list[Point]]:
     by_scenario: dict[int, list[Point]] = defaultdict(list)
-    for point in points_of(study_points):
+    for point in points_of(study_points, with_runs=True):  # the runs draw each link's interval
         by_scenario[point.scenario_id].append(point)
     return by_scenario
 

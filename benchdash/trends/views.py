@@ -2,9 +2,11 @@
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 
 from benchdash.access import read_access
 from benchdash.studies.models import Study
+from benchdash.trends.coverage import history_coverage
 from benchdash.trends.page import trend_sections
 from benchdash.trends.queries import trends_data
 from benchdash.trends.versions import version_history
@@ -14,7 +16,8 @@ from benchdash.trends.versions import version_history
 def index(request: HttpRequest) -> HttpResponse:
     trends = trends_data()
     studies = Study.objects.in_bulk({ref.study_id for trend in trends for ref in trend.studies})
-    return render(request, "trends/index.html", {"sections": trend_sections(trends, studies)})
+    ctx = {"sections": trend_sections(trends, studies), "coverage": history_coverage(timezone.localdate().year)}
+    return render(request, "trends/index.html", ctx)
 
 
 @read_access

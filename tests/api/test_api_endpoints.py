@@ -102,6 +102,10 @@ def test_trends_chain_the_official_studies_only(client, history: History) -> Non
     assert index["14"]["study_id"] == history.older.pk and index["14"]["reached_from"] == "13"
     # 14.3 -> 15.2 of the newer study carries the line on from 14: 110 x 1.2.
     assert index["15"]["index"] == pytest.approx(132.0) and index["15"]["study_id"] == history.newer.pk
+    # Each official point carries its interval, from the runs of the links that reached it.
+    assert (index["13"]["index_low"], index["13"]["index_high"]) == (100.0, 100.0)
+    assert index["14"]["index_low"] < 110.0 < index["14"]["index_high"]
+    assert index["14"]["index_high"] < index["15"]["index_high"] and index["15"]["index_low"] < 132.0
 
 
 def test_trend_links_say_which_carry_the_index(client, history: History) -> None:
@@ -112,6 +116,7 @@ def test_trend_links_say_which_carry_the_index(client, history: History) -> None
         ("14.3", "15.2", "used"),
     ]
     assert links[0]["ratio"] == pytest.approx(1.1) and links[0]["levels"] == ["1", "2"]
+    assert links[0]["ratio_low"] < 1.1 < links[0]["ratio_high"]
     assert links[1]["study_year"] == 2022 and links[1]["study_id"] == history.newer.pk
 
 

@@ -1,5 +1,6 @@
 """The trends page (home): the chained version index per scenario and each study's curves."""
 
+import csv
 import io
 import json
 import math
@@ -186,3 +187,70 @@ def test_the_shipped_history_links_9_3_and_9_4_by_their_peaks_and_lists_every_li
     tpcb = re.search(r'id="trend-pgbench-tpcb">(.*?)</section>', page, re.S).group(1)
     assert "No official study measured both 8.3 and 9.4: the line breaks here and restarts at 100." in tpcb
     assert "not used: these versions are already joined by nearer links" in tpcb  # EDB 9.4 -> 11
+
+
+@pytest.mark.django_db
+def test_an_official_point_carries_its_interval_on_the_chart_in_the_table_and_in_the_file(client):
+    from tests.factories import succeeded_runs
+
+    scenario = ScenarioFactory(slug="interval-reference", name="Reference")
+    old, new = BuildFactory(version="13.4", name="PostgreSQL 13.4"), BuildFactory(version="14.0", name="PG 14.0")
+    study = StudyFactory(
+        builds=[old, new], baseline=old, scenarios=[scenario], status=Study.Status.DONE, official=True, year=2024
+    )
+    runs = [1000.0, 1010.0, 990.0, 1005.0, 995.0]
+    succeeded_runs(study, scenario, {(old, 1): runs, (new, 1): [run * 0.9 for run in runs]})
+
+    response = client.get(reverse("trends:index"), HTTP_ACCEPT_LANGUAGE="en")
+    trends_file = b"".join(client.get(reverse("trends:csv")).streaming_content).decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(trends_file)))
+
+    [segment] = [trace for trace in figure(response, f"index-{scenario.pk}")["data"] if trace["x"] == ["13", "14"]]
+    below, above = segment["error_y"]["arrayminus"][1], segment["error_y"]["array"][1]
+    assert segment["y"][1] == pytest.approx(90.0) and below > 0 and above > 0
+    assert "interval " in segment["hovertext"][1]
+    low, high = 90.0 - below, 90.0 + above
+    assert f"{low:.1f} – {high:.1f}" in response.content.decode()  # the index table says it too
+    [row] = [row for row in rows if row["kind"] == "index" and row["version"] == "14"]
+    assert float(row["index_low"]) == pytest.approx(low, abs=0.01)
+    assert float(row["index_high"]) == pytest.approx(high, abs=0.01)
+
+
+@pytest.mark.django_db
+def test_the_home_page_names_the_versions_and_years_the_shipped_history_lacks(client):
+    from django.utils import timezone
+
+    from benchdash.trends.coverage import history_coverage
+
+    call_command("load_presets", stdout=io.StringIO())
+    this_year = timezone.localdate().year
+
+    coverage = history_coverage(this_year)
+    page = client.get(reverse("trends:index"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+    # The issue counted 9.3, 9.4, 9.6, 11, 13 and 14; DoRuby's 2008 post adds 8.1 and 8.3.
+    assert coverage.versions == ["8.1", "8.3", "9.3", "9.4", "9.6", "11", "13", "14"]
+    assert coverage.missing_versions == ["8.2", "8.4", "9.0", "9.1", "9.2", "9.5", "10", "12"]
+    assert "Official figures exist for PostgreSQL 8.1, 8.3, 9.3, 9.4, 9.6, 11, 13, 14." in page
+    assert "No official figures for 8.2, 8.4, 9.0, 9.1, 9.2, 9.5, 10, 12." in page
+    assert this_year in coverage.missing_years + coverage.years and 2013 in coverage.missing_years
+    assert f"No official study in {', '.join(coverage.missing_year_spans)}." in page
+
+
+@pytest.mark.django_db
+def test_the_missing_versions_and_years_follow_the_official_studies_in_the_store(client):
+    from benchdash.trends.coverage import history_coverage
+    from tests.factories import succeeded_runs
+
+    scenario = ScenarioFactory(slug="coverage", name="Coverage")
+    for year, older, newer in ((2014, "9.3.5", "9.4.0"), (2017, "9.6.1", "10.0")):
+        old, new = BuildFactory(version=older), BuildFactory(version=newer)
+        study = StudyFactory(year=year, builds=[old, new], baseline=old, scenarios=[scenario], official=True)
+        succeeded_runs(study, scenario, {(old, 1): [100.0], (new, 1): [110.0]})
+    BuildFactory(version="12.1")  # registered, never in an official study: past the figures, not stated
+
+    coverage = history_coverage(2019)
+
+    assert (coverage.versions, coverage.missing_versions) == (["9.3", "9.4", "9.6", "10"], ["9.5"])
+    assert (coverage.years, coverage.missing_years) == ([2014, 2017], [2015, 2016, 2018, 2019])
+    assert coverage.missing_year_spans == ["2015–2016", "2018–2019"]

@@ -49,8 +49,8 @@ def test_the_2021_pdf_holds_the_seeds_shape_with_its_stated_conclusions(client, 
         assert heading in text
     assert "RHEL 7.9" in text  # the environment as the source states it
     assert "TPS (median) by clients" in text  # the chart's title: scenario, unit
-    assert "437.2\n412.9\n94%" in text  # 1 client: 13.4, 14.0 and 前バージョン比, as the seed's table
-    assert "8,404.6" in text and "8,404.6000" not in text
+    assert "437.2413\n412.9373\n94%" in text  # 1 client: 13.4, 14.0 and 前バージョン比, as the seed's table
+    assert "8,404.6370\n8,193.7610\n97%" in text  # one format per column: the seed's 8404.637 under 437.2413
     assert "2%程度性能低下" in text and "64接続でTPSの向上は頭打ち" in text  # the conclusions, word for word
     assert "benchdash commit:" in text
     assert f"/studies/new/?from={study.pk}" in text  # run this design again

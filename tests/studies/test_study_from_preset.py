@@ -47,6 +47,7 @@ def test_the_2021_preset_gives_its_scale_and_the_2021_method(client, rows):
     study = queue_from_preset(client, rows, "pgecons-2021-update")
 
     assert (study.scale, study.duration_s, study.repetitions, study.run_order) == (2000, 60, 3, "random")
+    assert study.preset.slug == "pgecons-2021-update"  # what the quality gate holds it against
     assert study.client_levels == [1, 16, 32, 64, 96, 128, 160, 192, 288, 432]
     assert study.pg_settings["shared_buffers"] == "40GB"
     assert list(study.scenarios.values_list("slug", flat=True)) == ["pgecons-update"]
@@ -111,6 +112,7 @@ def test_queue_study_takes_the_design_and_procedure_from_a_preset(rows):
 
     study = Study.objects.get(pk=int(out.getvalue()))
     assert (study.scale, study.duration_s, study.repetitions, study.run_order) == (2000, 3, 3, "random")
+    assert study.preset.slug == "pgecons-2021-reference"
     assert study.client_levels == [1, 16, 32, 64, 96, 128, 160, 192]
     assert list(study.scenarios.values_list("slug", flat=True)) == ["pgecons-reference"]
     assert study.pg_settings["shared_buffers"] == "40GB"
@@ -135,3 +137,4 @@ def test_queue_study_without_a_preset_still_defaults_to_scale_1_and_60_seconds(r
 
     study = Study.objects.get(pk=int(out.getvalue()))
     assert (study.scale, study.duration_s, study.repetitions, study.run_order) == (1, 60, 3, "random")
+    assert study.preset is None

@@ -1,13 +1,16 @@
 """chained_version_index() and study_links(): the arithmetic and the linking rule of the trends line."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from benchdash.studies.results.compare import Point
+from benchdash.studies.results.uncertainty import ratio_interval
 from benchdash.trends.index import (
     StudyRef,
     VersionLink,
+    chained_interval,
     chained_version_index,
     link_verdicts,
     scenario_trend,
@@ -257,3 +260,58 @@ def test_every_link_says_whether_it_carries_the_index():
     other = VersionLink("13", "14", 0.90, StudyRef(6, 2021, "older"), clients=(1,))
     verdicts = link_verdicts([other, preferred], chained_version_index([other, preferred]))
     assert [(v.link.study.study_id, v.verdict) for v in verdicts] == [(7, "used"), (6, "preferred")]
+
+
+def _measured(study_id, build_id, version, clients, runs):
+    """A measured point: its median and its runs, each of a round of its own."""
+    point = _point(study_id, build_id, version, clients, sorted(runs)[len(runs) // 2])
+    return replace(point, runs=tuple(runs), rounds=tuple(range(1, len(runs) + 1)))
+
+
+def test_a_measured_link_carries_its_ratio_interval_from_the_runs_at_every_level():
+    old = [1000.0, 1010.0, 990.0, 1005.0, 995.0]
+    points = [
+        _measured(3, 1, "13.4", 1, old),
+        _measured(3, 2, "14.0", 1, [run * 0.9 for run in old]),
+        _measured(3, 1, "13.4", 16, old),
+        _measured(3, 2, "14.0", 16, [run * 1.1 for run in old]),
+    ]
+
+    [link] = study_links(STUDY_2021, points)
+
+    level_1 = ratio_interval([run * 0.9 for run in old], old)
+    level_16 = ratio_interval([run * 1.1 for run in old], old)
+    assert link.interval == pytest.approx(
+        (math.sqrt(level_1.low * level_16.low), math.sqrt(level_1.high * level_16.high))
+    )
+    assert link.interval[0] < link.ratio < link.interval[1]
+
+
+def test_a_published_link_has_no_interval():
+    points = [_point(3, 1, "13.4", 1, 437.2413), _point(3, 2, "14.0", 1, 412.9373)]
+
+    [link] = study_links(STUDY_2021, points)
+
+    assert link.interval is None
+
+
+def test_each_index_point_carries_the_interval_of_the_links_that_reached_it():
+    links = [
+        VersionLink("9.2", "9.3", 1.10, STUDY_2013, interval=(1.05, 1.15)),
+        VersionLink("9.3", "9.4", 0.95, STUDY_2014, interval=(0.90, 1.00)),
+        VersionLink("9.4", "9.5", 1.02, STUDY_2021),  # published: no interval
+    ]
+
+    points = chained_version_index(links)
+
+    intervals = [point.interval for point in points]
+    assert intervals[0] == (100.0, 100.0)
+    assert intervals[1] == pytest.approx((105.0, 115.0))
+    assert intervals[2] == pytest.approx((94.5, 115.0))
+    assert intervals[3] is None  # a link on the way without runs: no interval, never a made-up one
+
+
+def test_an_interval_reached_backward_divides_crosswise():
+    [older, newer] = chained_version_index([VersionLink("9.4", "9.6", 1.25, STUDY_2021, interval=(1.2, 1.3))])
+    assert (older.version, newer.interval) == ("9.4", pytest.approx((120.0, 130.0)))
+    assert chained_interval((130.0, 140.0), (1.2, 1.3), backward=True) == pytest.approx((100.0, 140.0 / 1.2))

@@ -54,6 +54,8 @@ def _index_point(point: IndexPoint) -> dict[str, Any]:
         "backward": point.backward,
         "gap_from": point.gap_from,
         "study_id": point.link.study.study_id if point.link else None,
+        "index_low": point.interval[0] if point.interval else None,
+        "index_high": point.interval[1] if point.interval else None,
     }
 
 
@@ -65,6 +67,8 @@ def _link(verdict: LinkVerdict) -> dict[str, Any]:
         "older_build": link.older_build,
         "newer_build": link.newer_build,
         "ratio": link.ratio,
+        "ratio_low": link.interval[0] if link.interval else None,
+        "ratio_high": link.interval[1] if link.interval else None,
         "study_id": link.study.study_id,
         "study_year": link.study.year,
         "study_title": link.study.title,

@@ -87,6 +87,16 @@ class Study(models.Model):
         related_name="+",
     )
     scenarios = models.ManyToManyField(Scenario, verbose_name=_("scenarios"), related_name="studies")
+    # The seeds' design the study was made from (the form's or queue_study's preset): what the quality gate holds
+    # it against (studies/quality.py). Empty: made without one, or before studies recorded it.
+    preset = models.ForeignKey(
+        "studies.StudyPreset",
+        verbose_name=_("study preset"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="studies",
+    )
     client_levels = ArrayField(models.PositiveIntegerField(), verbose_name=_("client levels"), default=list)
     # Empty for a published study whose source does not say how many runs stand behind each figure.
     repetitions = models.PositiveSmallIntegerField(_("repetitions"), null=True, blank=True, default=3)

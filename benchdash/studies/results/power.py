@@ -16,10 +16,11 @@ loads the models (a worker, beat, each manage.py command) would otherwise pay at
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from benchdash.studies.results.pooled import HISTORY_MIN_DEGREES
+from benchdash.studies.results.pooled import HISTORY_MIN_DEGREES, HostSpread, squares
 from benchdash.studies.results.sequential import Design
 from benchdash.studies.results.uncertainty import interval_rank
 
@@ -120,3 +121,30 @@ def interval_quantile(spread: ExpectedSpread, runs: int, confidence: float) -> f
     if interval_rank(runs, runs, confidence) is None:  # too few for ranks: the rounds alone, paired
         return float(stats.t.ppf(tail, runs - 1))
     return float(stats.t.ppf(tail, 2 * runs - 2))
+
+
+@dataclass(frozen=True)
+class UncalledCell:
+    """Why a compared cell has no verdict: the spread of its runs and its baseline's (pooled, as a CV), the runs
+    a side, and the smallest real gain those runs call at 80% power; both None where one run a side has no
+    spread and draws no interval."""
+
+    cv: float | None
+    runs: int
+    smallest_callable: float | None
+
+
+def uncalled_cell(
+    runs: Sequence[float], baseline_runs: Sequence[float], threshold: float, confidence: float
+) -> UncalledCell | None:
+    """The figures that say why a cell's interval reached no verdict, from its own runs and its baseline's; None
+    when either side has no positive runs to spread."""
+    if not runs or not baseline_runs or min(runs) <= 0 or min(baseline_runs) <= 0:
+        return None
+    a_side = min(len(runs), len(baseline_runs))
+    degrees = max(len(runs) - 1, 0) + max(len(baseline_runs) - 1, 0)
+    if degrees == 0:
+        return UncalledCell(None, a_side, None)
+    pooled = HostSpread((squares(runs) + squares(baseline_runs)) / degrees, degrees)
+    spread = ExpectedSpread(pooled.cv, "this study", degrees)
+    return UncalledCell(pooled.cv, a_side, smallest_callable(spread, a_side, threshold, confidence))

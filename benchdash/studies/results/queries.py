@@ -35,7 +35,7 @@ def counted_trials() -> QuerySet[Trial]:
 
 def points_of(study_points: QuerySet[StudyPoint], *, with_runs: bool = False) -> list[Point]:
     """StudyPoint rows as plain Points (one query, build and scenario names joined in); each point's runs only
-    when asked (a study page: the trends read thousands of points and need none)."""
+    when asked (a study page, and the trends, whose links draw their intervals from them)."""
     extra = ("runs", "rounds") if with_runs else ()
     rows = study_points.values(
         "study_id",

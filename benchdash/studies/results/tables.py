@@ -18,6 +18,7 @@ from benchdash.inventory.models import version_sort_key
 from benchdash.studies.results.compare import Point, conditions_order
 from benchdash.studies.results.comparisons import Comparison, ComparisonColumn
 from benchdash.studies.results.matrix import MatrixPoint, matrix_line
+from benchdash.studies.results.numbers import NO_FIGURE, column_texts
 from benchdash.studies.results.uncertainty import Method, Verdict
 
 VERDICT_LABELS = {
@@ -49,6 +50,7 @@ class Cell:
 
     point: Point | None
     column: BuildColumn
+    figure: str = NO_FIGURE  # the median as its column writes it (results/numbers.py)
 
     @property
     def shows_ratio(self) -> bool:
@@ -166,17 +168,29 @@ def _table(
     compared_columns = list(dict.fromkeys(comparison.column for comparison in comparisons))
     by_cell = {(point.level, point.build_id): point for point in points}
     ratios = {(comparison.point.level, comparison.column): comparison.point for comparison in comparisons}
+    levels = sorted({point.level for point in points}, key=level_order)
+    figures = {
+        column.build_id: column_texts([_median(by_cell.get((level, column.build_id))) for level in levels])
+        for column in columns
+    }
     rows = [
         ComparisonRow(
             clients=level[0],
             conditions=level[1],
-            cells=[Cell(by_cell.get((level, column.build_id)), column) for column in columns],
+            cells=[
+                Cell(by_cell.get((level, column.build_id)), column, figures[column.build_id][number])
+                for column in columns
+            ],
             compared_cells=[RatioCell(ratios.get((level, column)), column) for column in compared_columns],
         )
-        for level in sorted({point.level for point in points}, key=level_order)
+        for number, level in enumerate(levels)
     ]
     first = points[0]
     return ScenarioTable(first.scenario_id, first.scenario_slug, name, columns, rows, points, comparisons)
+
+
+def _median(point: Point | None) -> float | None:
+    return None if point is None else point.median
 
 
 def _columns(points: list[Point], baseline_build_id: int | None) -> list[BuildColumn]:

@@ -182,6 +182,7 @@ class Command(BaseCommand):
             baseline_picks=picks,
             collectors=_collectors(options),
             keep_data=options["keep_data"],
+            preset=preset,
         )
 
     def _texts(self, options: dict[str, Any], builds: list[Build], preset: StudyPreset | None) -> dict[str, Any]:
