@@ -33,7 +33,7 @@ def study_files(report: StudyReport) -> list[tuple[str, Iterable[bytes]]]:
     points = [point for table in tables for point in table.points]
     prefix = f"benchdash-study-{study.pk}"
     return [
-        (f"{prefix}-report.csv", python_csv(report_header(columns), report_rows(tables, columns))),
+        (f"{prefix}-report.csv", python_csv(report_header(columns, study.statistic), report_rows(tables, columns))),
         (f"{prefix}-summary.csv", python_csv(SUMMARY_HEADER, summary_rows(study, points))),
         (f"{prefix}-trials.csv", trials_csv_chunks(study)),
         (f"{prefix}-evidence.csv", python_csv(export.EVIDENCE_HEADER, export.evidence_csv_rows(study))),

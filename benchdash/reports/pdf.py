@@ -120,7 +120,7 @@ def _ratio_table(report: StudyReport, section: ScenarioSection, styles: StyleShe
     rows = [[_cell(text, styles) for text in header]]
     for row in table.rows:
         clients = f"{row.clients} {row.conditions}".strip()
-        figures = [figure_text(cell.point.median if cell.point else None) for cell in row.cells]
+        figures = [figure_text(cell.point.figure if cell.point else None) for cell in row.cells]
         rows.append([_cell(text, styles) for text in [clients, *figures, *map(ratio_text, row.compared_cells)]])
     widths = _column_widths(len(table.columns), len(table.compared_columns))
     result = Table(rows, colWidths=widths, repeatRows=1)

@@ -23,6 +23,7 @@ from benchdash.studies.csv_copy import FlagText, InertText, LocalTimeText, copy_
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.lines import study_lines
+from benchdash.studies.results.mean import mean_interval
 
 BOM = "\ufeff"
 ROWS_PER_CHUNK = 1000
@@ -82,6 +83,10 @@ SUMMARY_HEADER = (
     "threshold",
     "variant",
     "interval_method",
+    # Appended: the mean of the runs beside their median, whatever the study reports, and the mean's own t interval.
+    "mean_tps",
+    "mean_low",
+    "mean_high",
 )
 
 
@@ -134,7 +139,7 @@ def trial_rows(study: Study) -> QuerySet[Trial]:
 def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, ...]]:
     baseline_id = study_lines(study).baseline_id
     for point in points:
-        interval = point.interval
+        interval, mean = point.interval, mean_interval(point.runs)
         yield (
             study.id,
             study.title,
@@ -160,6 +165,9 @@ def summary_rows(study: Study, points: Iterable[Point]) -> Iterator[tuple[Any, .
             study.threshold,
             point.label,
             "" if interval is None else interval.method.value,
+            _blank(point.mean),
+            "" if mean is None else mean.low,
+            "" if mean is None else mean.high,
         )
 
 

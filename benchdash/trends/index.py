@@ -250,9 +250,9 @@ def study_links(study: StudyRef, points: Iterable[Point]) -> list[VersionLink]:
     figures: dict[int, dict[Level, float]] = defaultdict(dict)
     versions: dict[int, str] = {}
     for point in points:
-        if plausible_tps(point.median):
+        if plausible_tps(point.figure):
             clients = None if study.statistic == PEAK else point.clients
-            figures[point.build_id][(clients, point.conditions)] = point.median
+            figures[point.build_id][(clients, point.conditions)] = point.figure
             versions[point.build_id] = point.build_version
     ordered = sorted(versions, key=lambda build_id: (version_sort_key(versions[build_id]), build_id))
     links = []

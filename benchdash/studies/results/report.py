@@ -1,4 +1,4 @@
-"""The report view of a study: the seeds' tables (clients down, builds across, median TPS, 前バージョン比 in %)
+"""The report view of a study: the seeds' tables (clients down, builds across, median or mean TPS, 前バージョン比 in %)
 as CSV rows, and the form of the study's notes and conclusions."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from benchdash.studies.models import Scenario, Study
+from benchdash.studies.models import Scenario, Statistic, Study
 from benchdash.studies.results.lines import study_lines
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.tables import BuildColumn, ScenarioTable, scenario_tables
@@ -39,25 +39,29 @@ def report_columns(tables: Sequence[ScenarioTable]) -> list[BuildColumn]:
     return list(seen.values())
 
 
-def report_header(columns: Sequence[BuildColumn]) -> list[str]:
+def report_header(columns: Sequence[BuildColumn], statistic: str = Statistic.MEDIAN) -> list[str]:
+    """The CSV's header: a study of means names its figures mean_tps; every other study, median_tps (a published
+    study's figure, whatever its statistic, as before)."""
     baseline = next((column.name for column in columns if column.is_baseline), "")
-    medians = [f"{column.name} median_tps" for column in columns]
+    named = "mean" if statistic == Statistic.MEAN else "median"
+    figures = [f"{column.name} {named}_tps" for column in columns]
     ratios = [f"{column.name} / {baseline} %" for column in columns if not column.is_baseline]
-    return ["scenario", "clients", *medians, *ratios]
+    return ["scenario", "clients", *figures, *ratios]
 
 
 def report_rows(tables: Sequence[ScenarioTable], columns: Sequence[BuildColumn]) -> Iterator[list[Any]]:
-    """A row per scenario x clients: each build's median TPS, then each build's ratio to the baseline in %."""
+    """A row per scenario x clients: each build's figure (median or mean TPS), then each build's ratio to the baseline
+    in %."""
     for table in tables:
         for row in table.rows:
             cells = {cell.column.build_id: cell.point for cell in row.cells}
-            medians = [_median(cells.get(column.build_id)) for column in columns]
+            figures = [_figure(cells.get(column.build_id)) for column in columns]
             ratios = [_ratio(cells.get(column.build_id)) for column in columns if not column.is_baseline]
-            yield [table.scenario_slug, row.clients, *medians, *ratios]
+            yield [table.scenario_slug, row.clients, *figures, *ratios]
 
 
-def _median(point: Any) -> float | str:
-    return "" if point is None else point.median
+def _figure(point: Any) -> float | str:
+    return "" if point is None else point.figure
 
 
 def _ratio(point: Any) -> int | str:

@@ -28,7 +28,11 @@ METHOD_LABELS = {
     Method.POOLED_T: _("pooled t, with the host's recent spread"),
     Method.PAIRED_T: _("paired t, runs paired by round, with the host's recent spread"),
     Method.PAIRED_OWN: _("paired by round, %(degrees)s df, no host history"),
+    Method.MEAN_T: _("t on the runs' means, %(degrees)s df"),
+    Method.MEAN_PAIRED_T: _("t on the means, runs paired by round, %(degrees)s df"),
 }
+# The labels that say the interval's degrees of freedom.
+WITH_DEGREES = (Method.PAIRED_OWN, Method.MEAN_T, Method.MEAN_PAIRED_T)
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,7 @@ class Cell:
         if interval is None:
             return ""
         label = METHOD_LABELS[interval.method]
-        return label % {"degrees": interval.degrees} if interval.method == Method.PAIRED_OWN else label
+        return label % {"degrees": interval.degrees} if interval.method in WITH_DEGREES else label
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ def report_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     tables = study_tables(study)
     columns = report_columns(tables)
     rows = report_rows(tables, columns)
-    return csv_response(f"benchdash-study-{pk}-report.csv", python_csv(report_header(columns), rows))
+    return csv_response(f"benchdash-study-{pk}-report.csv", python_csv(report_header(columns, study.statistic), rows))
 
 
 @login_required
