@@ -117,18 +117,29 @@ class TrialOut(BaseModel):
     error: str
     failure_kind: str  # studies.FailureKind, empty while none failed: what the error's words never decide
     notes: str
+    # The line it belongs to: its variant (the build's name for a trial without one) and the variant's level of each
+    # axis its study varies (variant_design.variant_levels; empty in a study of builds).
+    variant_id: int | None
+    variant_label: str
+    axes: dict[str, str]
 
 
 class PointOut(Schema):
-    """A study point: the median of a build x scenario x clients (x conditions), and its ratio to the baseline."""
+    """A study point: the median and mean of a variant (a build, in a study of builds) x scenario x clients (x
+    conditions), the figure its study reports (`statistic`), and its ratio to the baseline."""
 
     build_id: int
     build_name: str
     build_version: str
+    variant_id: int | None
+    variant_label: str
+    axes: dict[str, str]
     scenario_slug: str
     clients: int
     conditions: str
+    statistic: str
     median: float
+    mean: float | None
     minimum: float | None
     maximum: float | None
     n: int | None
@@ -137,6 +148,7 @@ class PointOut(Schema):
     ratio_low: float | None
     ratio_high: float | None
     confidence: float | None
+    interval_method: str | None
     verdict: str | None
 
 
