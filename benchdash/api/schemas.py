@@ -140,6 +140,8 @@ class PointOut(Schema):
     statistic: str
     median: float
     mean: float | None
+    mean_low: float | None
+    mean_high: float | None
     minimum: float | None
     maximum: float | None
     n: int | None

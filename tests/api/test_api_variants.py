@@ -4,6 +4,7 @@ of each axis the study varies, so that checksums off and checksums on of one bui
 import pytest
 
 from benchdash.studies.models import Variant
+from benchdash.studies.results.mean import mean_interval
 from benchdash.studies.results.store import points_refresh
 from tests.api.conftest import History
 from tests.api.test_api_endpoints import get
@@ -39,6 +40,8 @@ def test_the_points_of_checksums_off_and_on_name_their_variant_and_its_level(cli
     assert off["build_id"] == on["build_id"] == build_id  # the build's id, not the variant's
     assert on["ratio"] == pytest.approx(95.0 / 100.0) and on["interval_method"] == "rank"
     assert (on["statistic"], on["median"], on["mean"]) == ("median", 95.0, pytest.approx(95.4))
+    interval = mean_interval(ON)
+    assert (on["mean_low"], on["mean_high"]) == pytest.approx((interval.low, interval.high))
 
 
 def test_the_trials_of_checksums_off_and_on_name_their_variant_and_its_level(client, checksums_study):

@@ -15,6 +15,7 @@ from benchdash.api.schemas import EvidencePointOut, PointOut, StudyOut, TrialEvi
 from benchdash.studies.evidence.export import EVIDENCE_HEADER, evidence_csv_rows
 from benchdash.studies.models import Study, Trial, TrialEvidence, Variant
 from benchdash.studies.results.compare import Point
+from benchdash.studies.results.mean import mean_interval
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.variant_design import variant_levels
 
@@ -119,13 +120,15 @@ def _trial_rows(trials: QuerySet[Trial], study: Study) -> QuerySet[Trial, dict[s
 
 def _point(point: Point, variant: Variant | None, levels: dict[int, dict[str, str]]) -> dict[str, Any]:
     """A point as PointOut: in a variant study its build_id holds its variant's (results/lines.py), given back."""
-    interval = point.interval
+    interval, mean = point.interval, mean_interval(point.runs)
     return {
         **{name: getattr(point, name) for name in PointOut.model_fields if hasattr(point, name)},
         "build_id": variant.build_id if variant else point.build_id,
         "variant_label": point.label,
         "axes": levels.get(variant.pk, {}) if variant else {},
         "runs": list(point.runs),
+        "mean_low": mean.low if mean else None,
+        "mean_high": mean.high if mean else None,
         "ratio_low": interval.low if interval else None,
         "ratio_high": interval.high if interval else None,
         "confidence": interval.confidence if interval else None,
