@@ -117,19 +117,32 @@ class TrialOut(BaseModel):
     error: str
     failure_kind: str  # studies.FailureKind, empty while none failed: what the error's words never decide
     notes: str
+    # The line it belongs to: its variant (the build's name for a trial without one) and the variant's level of each
+    # axis its study varies (variant_design.variant_levels; empty in a study of builds).
+    variant_id: int | None
+    variant_label: str
+    axes: dict[str, str]
 
 
 class PointOut(Schema):
-    """A study point: the median of a build x scenario x clients (x conditions), and its ratio to the baseline where
-    it differs from the baseline in one axis alone (`ratio_axis`; every other comparison is in ComparisonOut)."""
+    """A study point: the median and mean of a variant (a build, in a study of builds) x scenario x clients (x
+    conditions), the figure its study reports (`statistic`), and its ratio to the baseline where it differs from the
+    baseline in one axis alone (`ratio_axis`; every other comparison is in ComparisonOut)."""
 
     build_id: int
     build_name: str
     build_version: str
+    variant_id: int | None
+    variant_label: str
+    axes: dict[str, str]
     scenario_slug: str
     clients: int
     conditions: str
+    statistic: str
     median: float
+    mean: float | None
+    mean_low: float | None
+    mean_high: float | None
     minimum: float | None
     maximum: float | None
     n: int | None
@@ -138,6 +151,7 @@ class PointOut(Schema):
     ratio_low: float | None
     ratio_high: float | None
     confidence: float | None
+    interval_method: str | None
     verdict: str | None
     ratio_axis: str | None
     compared_with: str | None

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 
 from benchdash.inventory.models import version_sort_key
-from benchdash.studies.results.charts import PALETTE
+from benchdash.studies.models import Statistic
+from benchdash.studies.results.charts import PALETTE, statistic_axis_title
 from benchdash.studies.results.compare import Point
 from benchdash.trends.change_marks import confidence_percent, size_percent
 from benchdash.trends.charts import DOWN, UP, change_line
@@ -94,7 +95,8 @@ def minor_series_figure(points: Iterable[Point], baseline_build_id: int | None, 
         for number, (clients, group) in enumerate(sorted(by_level.items()))
     ]
     versions = sorted({point.build_version for group in by_level.values() for point in group}, key=version_sort_key)
-    return {"data": traces, "layout": _layout(versions, changes, y_title=_("TPS (median)"), legend=True)}
+    statistic = next((group[0].statistic for group in by_level.values()), Statistic.MEDIAN)
+    return {"data": traces, "layout": _layout(versions, changes, y_title=statistic_axis_title(statistic), legend=True)}
 
 
 def _version_order(point: Point) -> tuple[int, str]:
@@ -102,19 +104,19 @@ def _version_order(point: Point) -> tuple[int, str]:
 
 
 def _level_trace(clients: int, points: list[Point], baseline_build_id: int | None, color: str) -> dict:
-    baseline = next((point.median for point in points if point.build_id == baseline_build_id), None)
+    baseline = next((point.figure for point in points if point.build_id == baseline_build_id), None)
     plus, minus = [], []
     for point in points:
         interval = point.interval
         low, high = (interval.low, interval.high) if interval and baseline else (None, None)
-        plus.append(None if high is None or baseline is None else round(baseline * high - point.median, 2))
-        minus.append(None if low is None or baseline is None else round(point.median - baseline * low, 2))
+        plus.append(None if high is None or baseline is None else round(baseline * high - point.figure, 2))
+        minus.append(None if low is None or baseline is None else round(point.figure - baseline * low, 2))
     return {
         "type": "scatter",
         "mode": "lines+markers",
         "name": _("%(clients)s clients") % {"clients": clients},
         "x": [point.build_version for point in points],
-        "y": [round(point.median, 2) for point in points],
+        "y": [round(point.figure, 2) for point in points],
         "error_y": {"type": "data", "array": plus, "arrayminus": minus, "visible": True},
         "line": {"color": color},
     }

@@ -41,8 +41,9 @@ def study_files(report: StudyReport) -> list[tuple[str, Iterable[bytes]]]:
     points = [point for table in tables for point in table.points]
     comparisons = [comparison for table in tables for comparison in table.comparisons]
     prefix = f"benchdash-study-{study.pk}"
+    header = report_header(tables, columns, study.statistic)
     return [
-        (f"{prefix}-report.csv", python_csv(report_header(tables, columns), report_rows(tables, columns))),
+        (f"{prefix}-report.csv", python_csv(header, report_rows(tables, columns))),
         (f"{prefix}-summary.csv", python_csv(SUMMARY_HEADER, summary_rows(study, points, comparisons))),
         (f"{prefix}-comparisons.csv", python_csv(COMPARISON_HEADER, comparison_rows(study, comparisons))),
         (f"{prefix}-trials.csv", trials_csv_chunks(study)),

@@ -66,4 +66,4 @@ def report_chart(study: Study, table: ScenarioTable) -> ReportChart:
 
 
 def _value(point: Point | None) -> float | None:
-    return None if point is None else round(point.median, 4)
+    return None if point is None else round(point.figure, 4)

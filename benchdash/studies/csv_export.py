@@ -25,6 +25,7 @@ from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.comparisons import Comparison, baseline_comparisons
 from benchdash.studies.results.lines import study_lines
+from benchdash.studies.results.mean import mean_interval
 
 BOM = "\ufeff"
 ROWS_PER_CHUNK = 1000
@@ -86,6 +87,10 @@ SUMMARY_HEADER = (
     "interval_method",
     "ratio_axis",
     "compared_with",
+    # Appended: the mean of the runs beside their median, whatever the study reports, and the mean's own t interval.
+    "mean_tps",
+    "mean_low",
+    "mean_high",
 )
 # The comparisons file: a row per cell compared with the cell that differs from it in one axis alone.
 COMPARISON_HEADER = (
@@ -167,12 +172,8 @@ def summary_rows(study: Study, points: Iterable[Point], comparisons: Iterable[Co
     against_baseline = baseline_comparisons(comparisons, baseline_id)
     for point in points:
         comparison = against_baseline.get(point.key)
-        compared = (
-            comparison.point
-            if comparison
-            else replace(point, ratio=None, ranges_disjoint=None, interval=None, verdict=None)
-        )
-        interval = compared.interval
+        compared = comparison.point if comparison else without_ratio(point)
+        interval, mean = compared.interval, mean_interval(point.runs)
         yield (
             study.id,
             study.title,
@@ -200,6 +201,9 @@ def summary_rows(study: Study, points: Iterable[Point], comparisons: Iterable[Co
             "" if interval is None else interval.method.value,
             comparison.column.axis.axis if comparison else "",
             comparison.reference.label if comparison else "",
+            _blank(point.mean),
+            "" if mean is None else mean.low,
+            "" if mean is None else mean.high,
         )
 
 

@@ -19,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.studies.client_reach import client_reach_problems
+from benchdash.studies.models import Statistic
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from benchdash.studies.validation import SEED_MAX, check_study
 from benchdash.studies.variant_checks import variant_problems
@@ -47,6 +48,7 @@ _SAVED_AS_IS = (
     "keep_data",
     "seed",
     "preset",
+    "statistic",
 )
 
 
@@ -116,6 +118,8 @@ class StudyDesign:
     collectors: Collectors = Collectors()
     keep_data: bool = False
     preset: StudyPreset | None = None  # the seeds' design it was made from, what the quality gate holds it against
+    # What the study reports of each cell's runs, as its seed states it: the median, or the mean (seeds 002, 003).
+    statistic: str = Statistic.MEDIAN
 
     @classmethod
     def from_study(cls, study: Study, **changes: Any) -> StudyDesign:

@@ -15,7 +15,7 @@ from benchdash.studies.capacity import size_text
 from benchdash.studies.design import Collectors, Problems, StudyDesign, design_problems, draw_seed
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
 from benchdash.studies.lifecycle.plan import PlannedTrial, estimate_seconds, plan_design
-from benchdash.studies.models import RUN_ORDER_LABELS, Scenario, StudyPreset
+from benchdash.studies.models import MEASURED_STATISTICS, RUN_ORDER_LABELS, Scenario, Statistic, StudyPreset
 from benchdash.studies.power_preview import preview_power
 from benchdash.studies.preset_fill import preset_fills, preset_values
 from benchdash.studies.results.sequential import Design
@@ -114,6 +114,17 @@ class StudyForm(forms.Form):
         help_text=_(
             "After the planned repetitions, a cell whose interval still crosses the threshold gets one more round, "
             "in random order, until it is settled or has run this many times. Empty: off."
+        ),
+    )
+    statistic = forms.TypedChoiceField(
+        label=_("statistic"),
+        choices=[(statistic.value, statistic.label) for statistic in MEASURED_STATISTICS],
+        required=False,
+        empty_value=Statistic.MEDIAN.value,
+        initial=Statistic.MEDIAN,
+        help_text=_(
+            "What the study reports of each cell's runs, and compares: their median, or their mean with its t "
+            "interval (as seeds 002 and 003 average 10 runs). The CSV carries both. Empty: the median."
         ),
     )
     threshold = forms.DecimalField(
@@ -231,6 +242,7 @@ class StudyForm(forms.Form):
             repetitions=data["repetitions"],
             max_repetitions=data.get("max_repetitions"),
             threshold=data["threshold"],
+            statistic=data["statistic"],
             run_order=data["run_order"] or RunOrder.RANDOM,
             duration_s=data["duration_s"],
             scale=data["scale"],
@@ -306,6 +318,7 @@ def design_initial(design: StudyDesign) -> dict[str, Any]:
         "repetitions": design.repetitions or 3,
         "max_repetitions": design.max_repetitions,
         "threshold": round(design.threshold * 100, 2),
+        "statistic": design.statistic,
         "run_order": design.run_order,
         "duration_s": design.duration_s,
         "scale": design.scale,

@@ -12,7 +12,8 @@ from workers.spec import RunOrder
 
 
 def preset_values(preset: StudyPreset) -> dict[str, Any]:
-    """What choosing a study preset fills in: its design and the seed's procedure (scale, duration, run order)."""
+    """What choosing a study preset fills in: its design and the seed's procedure (scale, duration, run order,
+    statistic)."""
     return {
         "client_levels": ",".join(map(str, preset.client_levels)),
         "pg_settings": settings_text(preset.pg_settings),
@@ -22,6 +23,7 @@ def preset_values(preset: StudyPreset) -> dict[str, Any]:
         "scale": str(preset.scale),
         "scenarios": [str(scenario.pk) for scenario in preset.scenarios.all()],
         "vary": preset.vary,
+        "statistic": preset.statistic,
     }
 
 

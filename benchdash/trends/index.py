@@ -286,7 +286,7 @@ def study_links(study: StudyRef, points: Iterable[Point]) -> list[VersionLink]:
     figures: dict[int, dict[Level, Point]] = defaultdict(dict)
     versions: dict[int, str] = {}
     for point in points:
-        if plausible_tps(point.median):
+        if plausible_tps(point.figure):
             clients = None if study.statistic == PEAK else point.clients
             figures[point.build_id][(clients, point.conditions)] = point
             versions[point.build_id] = point.build_version
@@ -307,7 +307,7 @@ def _link(
     common = sorted(set(older[1]) & set(newer[1]), key=lambda level: (level[0] or 0, level[1]))
     if not common:
         return None
-    log_sum = sum(math.log(newer[1][level].median / older[1][level].median) for level in common)
+    log_sum = sum(math.log(newer[1][level].figure / older[1][level].figure) for level in common)
     return VersionLink(
         older_version=major_version(older[0]),
         newer_version=major_version(newer[0]),

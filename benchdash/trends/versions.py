@@ -66,7 +66,7 @@ def _scenario(name: str, points: list[Point], studies: dict[int, Study]) -> Vers
     levels = sorted({(point.clients, point.conditions) for point in points})
     by_row: dict[tuple[int, str, str], dict[Level, float]] = defaultdict(dict)
     for point in points:
-        by_row[(point.study_id, point.label, point.build_version)][(point.clients, point.conditions)] = point.median
+        by_row[(point.study_id, point.label, point.build_version)][(point.clients, point.conditions)] = point.figure
     rows = [
         VersionRow(studies[study_id], label, build_version, [figures.get(level) for level in levels])
         for (study_id, label, build_version), figures in by_row.items()

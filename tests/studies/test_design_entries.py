@@ -7,7 +7,7 @@ import pytest
 
 import benchdash
 from benchdash.studies.design import StudyDesign
-from benchdash.studies.forms import StudyForm
+from benchdash.studies.forms import StudyForm, design_initial
 from benchdash.studies.lifecycle import services
 from benchdash.studies.management.commands.queue_study import Command
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory
@@ -44,6 +44,7 @@ def form_design(rows) -> StudyDesign:
             "repetitions": "3",
             "max_repetitions": "6",
             "threshold": "1.5",
+            "statistic": "mean",
             "run_order": "random",
             "duration_s": "60",
             "scale": "16",
@@ -66,7 +67,7 @@ def test_the_form_and_queue_study_build_the_same_design_for_the_same_study(rows)
         *("--host", "db", "--builds", "PostgreSQL 15.5,PostgreSQL 15.4", "--baseline", "PostgreSQL 15.4"),
         *("--scenarios", "ref", "--clients", "1,16", "--repetitions", "3", "--max-repetitions", "6"),
         *("--threshold", "1.5", "--duration", "60", "--scale", "16", "--setting", "work_mem=8MB"),
-        *("--seed", "5", "--title", "same", "--year", "2026"),
+        *("--seed", "5", "--title", "same", "--year", "2026", "--statistic", "mean"),
     )
     assert in_id_order(queued) == in_id_order(form_design(rows))
     assert queued.threshold == 0.015 and queued.collectors.wait_events and not queued.collectors.perf
@@ -75,7 +76,9 @@ def test_the_form_and_queue_study_build_the_same_design_for_the_same_study(rows)
 def test_run_again_gives_back_the_design_the_study_was_saved_from(rows):
     design = form_design(rows)
     study = services.study_create(design=design)
+    assert study.statistic == "mean"
     assert StudyDesign.from_study(study) == in_id_order(design)
+    assert design_initial(StudyDesign.from_study(study))["statistic"] == "mean"
 
 
 def test_no_module_outside_views_and_forms_builds_a_query_dict():

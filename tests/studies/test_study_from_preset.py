@@ -138,3 +138,10 @@ def test_queue_study_without_a_preset_still_defaults_to_scale_1_and_60_seconds(r
     study = Study.objects.get(pk=int(out.getvalue()))
     assert (study.scale, study.duration_s, study.repetitions, study.run_order) == (1, 60, 3, "random")
     assert study.preset is None
+
+
+def test_the_seed_003_preset_gives_a_study_of_the_mean_of_its_10_runs(client, rows):
+    study = queue_from_preset(client, rows, "doruby-2008-transactions", duration_s="1")
+    assert (study.statistic, study.repetitions, study.scale) == ("mean", 10, 25)
+    page = client.get(reverse("studies:detail", args=[study.pk])).content.decode()
+    assert "<dt>Statistic</dt><dd>mean</dd>" in page

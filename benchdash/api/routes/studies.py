@@ -3,7 +3,8 @@
 from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import OuterRef, QuerySet
+from django.db.models import Case, JSONField, OuterRef, QuerySet, Value, When
+from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from ninja.pagination import paginate
@@ -13,11 +14,13 @@ from benchdash.api.params import CheckedRouter, Clients, RowId, Year
 from benchdash.api.schemas import ComparisonOut, EvidencePointOut, PointOut, StudyOut, TrialEvidenceOut, TrialOut
 from benchdash.studies.csv_export import without_ratio
 from benchdash.studies.evidence.export import EVIDENCE_HEADER, evidence_csv_rows
-from benchdash.studies.models import Study, Trial, TrialEvidence
+from benchdash.studies.models import Study, Trial, TrialEvidence, Variant
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.comparisons import Comparison, baseline_comparisons
 from benchdash.studies.results.lines import study_lines
+from benchdash.studies.results.mean import mean_interval
 from benchdash.studies.results.queries import study_results_compared
+from benchdash.studies.variant_design import variant_levels
 
 router = CheckedRouter(tags=["studies"])
 
@@ -52,21 +55,26 @@ def study_trials(
     clients: Clients | None = None,
     status: Trial.Status | None = None,
 ) -> QuerySet[Trial, dict[str, Any]]:
-    trials = get_object_or_404(Study, pk=study_id).trials.order_by("position", "pk")
+    study = get_object_or_404(Study, pk=study_id)
     filters = {"build_id": build_id, "clients": clients, "status": status}
-    chosen = trials.filter(**{name: value for name, value in filters.items() if value is not None})
-    return chosen.values(*TrialOut.model_fields)
+    chosen = study.trials.filter(**{name: value for name, value in filters.items() if value is not None})
+    return _trial_rows(chosen.order_by("position", "pk"), study)
 
 
 @router.get("/studies/{study_id}/points", response=list[PointOut], summary="A study's points, with ratios")
 @paginate(Page)
 def study_points(request: HttpRequest, study_id: RowId) -> list[dict[str, Any]]:
-    """Median, min, max and n per build x scenario x clients (x conditions), and the ratio to the baseline with its
-    interval and verdict at the study's threshold, where the point differs from the baseline in one axis alone."""
+    """Median, mean, min, max and n per variant x scenario x clients (x conditions), and the ratio to the baseline
+    with its interval and verdict at the study's threshold, where the point differs from the baseline in one axis
+    alone."""
     study = get_object_or_404(Study, pk=study_id)
     points, comparisons = study_results_compared(study)
     against_baseline = baseline_comparisons(comparisons, study_lines(study).baseline_id)
-    return [_point(point, against_baseline.get(point.key)) for point in points]
+    variants = {variant.pk: variant for variant in _variants(study)}
+    levels = variant_levels(list(variants.values()))
+    return [
+        _point(point, against_baseline.get(point.key), variants.get(point.variant_id or 0), levels) for point in points
+    ]
 
 
 @router.get(
@@ -89,8 +97,10 @@ def study_evidence(request: HttpRequest, study_id: RowId) -> list[dict[str, Any]
 
 
 @router.get("/trials/{trial_id}", response=TrialOut, summary="One trial")
-def trial(request: HttpRequest, trial_id: RowId) -> Trial:
-    return get_object_or_404(Trial, pk=trial_id)
+def trial(request: HttpRequest, trial_id: RowId) -> dict[str, Any]:
+    study = get_object_or_404(Study, trials__pk=trial_id)
+    row: dict[str, Any] = _trial_rows(Trial.objects.filter(pk=trial_id), study).get()
+    return row
 
 
 @router.get("/trials/{trial_id}/evidence", response=TrialEvidenceOut, summary="One trial's evidence summary")
@@ -110,11 +120,38 @@ def _study_rows(studies: QuerySet[Study]) -> QuerySet[Study, dict[str, Any]]:
     return gathered.values(*StudyOut.model_fields)
 
 
-def _point(point: Point, comparison: Comparison | None) -> dict[str, Any]:
+def _variants(study: Study) -> list[Variant]:
+    return list(study.variants.select_related("db_host"))
+
+
+def _trial_rows(trials: QuerySet[Trial], study: Study) -> QuerySet[Trial, dict[str, Any]]:
+    """Trials as TrialOut rows, each with its line's label and its variant's axis levels (the study's few variants
+    read once, their levels written into the query)."""
+    levels = variant_levels(_variants(study))
+    axes = Case(
+        *(When(variant_id=pk, then=Value(level, output_field=JSONField())) for pk, level in levels.items()),
+        default=Value({}, output_field=JSONField()),
+        output_field=JSONField(),
+    )
+    labelled = trials.annotate(variant_label=Coalesce("variant__label", "build__name"), axes=axes)
+    return labelled.values(*TrialOut.model_fields)
+
+
+def _point(
+    point: Point, comparison: Comparison | None, variant: Variant | None, levels: dict[int, dict[str, str]]
+) -> dict[str, Any]:
+    """A point as PointOut: in a variant study its build_id holds its variant's (results/lines.py), given back; its
+    ratio is to the baseline where it differs from it in one axis alone."""
     compared = comparison.point if comparison else without_ratio(point)
+    mean = mean_interval(point.runs)
     return {
         **{name: getattr(point, name) for name in PointOut.model_fields if hasattr(point, name)},
+        "build_id": variant.build_id if variant else point.build_id,
+        "variant_label": point.label,
+        "axes": levels.get(variant.pk, {}) if variant else {},
         "runs": list(point.runs),
+        "mean_low": mean.low if mean else None,
+        "mean_high": mean.high if mean else None,
         **_ratio(compared),
         "ratio_axis": comparison.column.axis.axis if comparison else None,
         "compared_with": comparison.reference.label if comparison else None,
@@ -149,5 +186,6 @@ def _ratio(point: Point) -> dict[str, Any]:
         "ratio_low": interval.low if interval else None,
         "ratio_high": interval.high if interval else None,
         "confidence": interval.confidence if interval else None,
+        "interval_method": interval.method.value if interval else None,
         "verdict": point.verdict.value if point.verdict else None,
     }

@@ -3,10 +3,11 @@
 from benchdash.studies.models.failure import FailureKind
 from benchdash.studies.models.outputs import Artifact, StudyPoint, TrialEvidence
 from benchdash.studies.models.scenario import RUN_ORDER_LABELS, Scenario, StudyPreset
-from benchdash.studies.models.study import Attempt, Statistic, Study, Trial
+from benchdash.studies.models.study import MEASURED_STATISTICS, Attempt, Statistic, Study, Trial
 from benchdash.studies.models.variant import Variant
 
 __all__ = [
+    "MEASURED_STATISTICS",
     "RUN_ORDER_LABELS",
     "Artifact",
     "Attempt",

@@ -57,7 +57,7 @@ class Artifact(models.Model):
 
 
 class StudyPoint(models.Model):
-    """Median, min, max and n of one build x scenario x clients (x conditions) of a study, over its succeeded trials.
+    """Median, mean, min, max and n of one build x scenario x clients (x conditions) of a study, over its trials.
 
     A published figure is its own point: `median` holds the figure (whatever its statistic), min and max are
     unknown, and n is the number of runs its source says stand behind it (the study's repetitions), or unknown.
@@ -77,6 +77,8 @@ class StudyPoint(models.Model):
     clients = models.PositiveIntegerField(_("clients"))
     conditions = models.CharField(_("conditions"), max_length=200, blank=True, default="")
     median = models.FloatField(_("median TPS"))
+    # The mean of its runs' TPS: the figure of a study whose statistic is the mean. Empty for a published figure.
+    mean = models.FloatField(_("mean TPS"), null=True, blank=True)
     minimum = models.FloatField(_("minimum TPS"), null=True, blank=True)
     maximum = models.FloatField(_("maximum TPS"), null=True, blank=True)
     n = models.PositiveIntegerField(_("runs"), null=True, blank=True)

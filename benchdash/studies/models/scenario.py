@@ -135,6 +135,13 @@ class StudyPreset(models.Model):
     # What the seed compares, as the form's vary box takes it: one axis a line (checksums=off,on; cpus=15,30,45,60;
     # host=physical,kvm-guest). Empty: builds only.
     vary = models.TextField(_("vary"), blank=True)
+    # What the seed reports of its runs: "median" (PGECons) or "mean" (seeds 002 and 003: 10 runs averaged).
+    statistic = models.CharField(
+        _("statistic"),
+        max_length=10,
+        choices=[("median", _("median")), ("mean", _("mean"))],
+        default="median",
+    )
 
     class Meta:
         ordering = ["slug"]

@@ -21,7 +21,8 @@ from workers.spec import RunOrder
 
 
 class Statistic(models.TextChoices):
-    """What a figure is, as its source states it. A measured study's figures are medians of its runs."""
+    """What a figure is, as its source states it. A measured study's figures are the medians of its runs, or their
+    means where its design says so (seeds 002 and 003 average their runs)."""
 
     MEDIAN = "median", _("median")
     MEAN = "mean", _("mean")
@@ -29,6 +30,10 @@ class Statistic(models.TextChoices):
     PEAK = "peak", _("peak (the highest over client levels)")
     SINGLE = "single", _("single run")
     UNSTATED = "unstated", _("unstated")
+
+
+# What a study measured here may report of its runs (the design's `statistic`); the others are published figures'.
+MEASURED_STATISTICS = (Statistic.MEDIAN, Statistic.MEAN)
 
 
 class Study(models.Model):

@@ -115,7 +115,7 @@ def _build_trace(group: list[Point], color: str, value_name: str, *, ranges: boo
         "mode": "lines+markers",
         "name": first.label,
         "x": x_values([point.level for point in group]),
-        "y": [round(point.median, 4) for point in group],
+        "y": [round(point.figure, 4) for point in group],
         "hovertext": [_hover_text(point, value_name) for point in group],
         "hoverinfo": "text",
         "line": {"color": color},
@@ -125,8 +125,8 @@ def _build_trace(group: list[Point], color: str, value_name: str, *, ranges: boo
         trace["error_y"] = {
             "type": "data",
             "symmetric": False,
-            "array": [_gap(point.maximum, point.median) for point in group],
-            "arrayminus": [_gap(point.median, point.minimum) for point in group],
+            "array": [_gap(point.maximum, point.figure) for point in group],
+            "arrayminus": [_gap(point.figure, point.minimum) for point in group],
             "thickness": 1.2,
             "width": 4,
         }
@@ -141,7 +141,7 @@ def _hover_text(point: Point, value_name: str) -> str:
     lines = [
         f"<b>{escape(point.label)}</b>",
         _("clients") + f": {point.clients}" + (f" ({escape(point.conditions)})" if point.conditions else ""),
-        f"{escape(value_name)}: {point.median:,.2f}",
+        f"{escape(value_name)}: {point.figure:,.2f}",
     ]
     if point.minimum is not None and point.maximum is not None:
         lines.append(_("min") + " – " + _("max") + f": {point.minimum:,.2f} – {point.maximum:,.2f}")

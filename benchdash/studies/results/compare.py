@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from benchdash.inventory.models import version_sort_key
+from benchdash.studies.models import Statistic
+from benchdash.studies.results.mean import mean_ratio_interval
 from benchdash.studies.results.pooled import HostSpread, Runs, cell_interval
 from benchdash.studies.results.sequential import Design
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD, RatioInterval, Verdict, verdict
@@ -38,7 +40,7 @@ class Point:
     published figure `median` is the figure as published (its study says which statistic), min and max
     are None (unknown), and n is the runs its source says stand behind it, or None.
 
-    `ratio` is median / the baseline build's median at the same scenario, clients and conditions (the
+    `ratio` is figure / the baseline build's figure at the same scenario, clients and conditions (the
     seeds' 前バージョン比: 412.9373 / 437.2413 = 0.944, shown as 94%); None for the baseline itself or when
     the baseline has no figure there. `ranges_disjoint` says the min..max ranges of this build and of the
     baseline do not overlap (the difference is larger than the run-to-run noise); None when a range is
@@ -47,6 +49,9 @@ class Point:
     `runs` are the TPS of its counted runs, ascending (none for a published figure). `interval` is the
     interval of `ratio` from the runs of both builds, and `verdict` what it says at the study's threshold
     (studies/results/uncertainty.py): both None where there is no ratio or no runs to compute them from.
+
+    `mean` is the mean of its counted runs (None for a published figure), `statistic` its study's: `figure`, the
+    headline figure that tables, charts and ratios use, is the mean in a study of means, else the median.
     """
 
     study_id: int
@@ -70,6 +75,14 @@ class Point:
     # In a variant study (results/lines.py) `build_id` holds the variant's id and `variant_label` names it.
     variant_id: int | None = None
     variant_label: str = ""
+    mean: float | None = None
+    statistic: str = Statistic.MEDIAN
+
+    @property
+    def figure(self) -> float:
+        """The figure the study reports: the mean of the runs in a study of means, else the median (for a published
+        figure, the figure as published)."""
+        return self.mean if self.statistic == Statistic.MEAN and self.mean is not None else self.median
 
     @property
     def label(self) -> str:
@@ -150,17 +163,21 @@ def _compared(
     design: Design,
     spreads: Mapping[tuple[int, int], HostSpread],
 ) -> Point:
-    comparable = baseline is not None and plausible_tps(baseline.median) and plausible_tps(point.median)
+    comparable = baseline is not None and plausible_tps(baseline.figure) and plausible_tps(point.figure)
     if baseline is None or not comparable or baseline.build_id == point.build_id:
         return replace(point, ratio=None, ranges_disjoint=None, interval=None, verdict=None)
     own, baseline_range = _known_range(point), _known_range(baseline)
     disjoint = None if own is None or baseline_range is None else ranges_disjoint(own, baseline_range)
     spread = spreads.get((point.scenario_id, point.clients))
     cell, baseline_cell = Runs(point.runs, point.rounds), Runs(baseline.runs, baseline.rounds)
-    interval = cell_interval(cell, baseline_cell, spread, design.confidence(len(point.runs)))
+    confidence = design.confidence(len(point.runs))
+    if point.statistic == Statistic.MEAN:
+        interval = mean_ratio_interval(cell, baseline_cell, confidence)
+    else:
+        interval = cell_interval(cell, baseline_cell, spread, confidence)
     said = verdict(interval, threshold) if point.runs and baseline.runs else None
     return replace(
-        point, ratio=point.median / baseline.median, ranges_disjoint=disjoint, interval=interval, verdict=said
+        point, ratio=point.figure / baseline.figure, ranges_disjoint=disjoint, interval=interval, verdict=said
     )
 
 

@@ -40,8 +40,8 @@ def matrix_line(points: Iterable[Point]) -> list[MatrixPoint]:
     figures: dict[int, dict[tuple[int, str], float]] = defaultdict(dict)
     versions: dict[int, str] = {}
     for point in points:
-        if plausible_tps(point.median):
-            figures[point.build_id][point.level] = point.median
+        if plausible_tps(point.figure):
+            figures[point.build_id][point.level] = point.figure
             versions[point.build_id] = point.build_version
     for build_id in sorted(versions, key=lambda build: version_sort_key(versions[build])):
         newest[major_version(versions[build_id])] = (versions[build_id], figures[build_id])

@@ -61,11 +61,15 @@ class Runs:
 
     def differences(self, baseline: Runs) -> list[float]:
         """log(run) - log(baseline run) of every round both sides ran (each round once), in round order."""
+        return [math.log(ours) - math.log(theirs) for ours, theirs in self.pairs(baseline)]
+
+    def pairs(self, baseline: Runs) -> list[tuple[float, float]]:
+        """(run, baseline run) of every round both sides ran (each round once), in round order."""
         if len(self.rounds) != len(self.tps) or len(baseline.rounds) != len(baseline.tps):
             return []
         theirs = {round_: tps for round_, tps in zip(baseline.rounds, baseline.tps, strict=True) if round_ is not None}
         ours = {round_: tps for round_, tps in zip(self.rounds, self.tps, strict=True) if round_ in theirs}
-        return [math.log(ours[round_]) - math.log(theirs[round_]) for round_ in sorted(ours)]
+        return [(ours[round_], theirs[round_]) for round_ in sorted(ours)]
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,7 @@ def pooled_interval(
     variance = (own_squares + spread.variance * spread.degrees) / degrees
     difference = statistics.fmean(map(math.log, runs)) - statistics.fmean(map(math.log, baseline_runs))
     error = variance * (1 / len(runs) + 1 / len(baseline_runs))
-    return _t_interval(difference, error, degrees, confidence, Method.POOLED_T)
+    return t_interval(difference, error, degrees, confidence, Method.POOLED_T)
 
 
 def paired_interval(
@@ -127,7 +131,7 @@ def paired_interval(
         return None
     degrees = own_degrees + spread.degrees
     variance = (own_squares + history_variance * spread.degrees) / degrees
-    return _t_interval(mean, variance / len(differences), degrees, confidence, Method.PAIRED_T)
+    return t_interval(mean, variance / len(differences), degrees, confidence, Method.PAIRED_T)
 
 
 def own_paired_interval(differences: Sequence[float], confidence: float = CONFIDENCE) -> RatioInterval | None:
@@ -137,7 +141,7 @@ def own_paired_interval(differences: Sequence[float], confidence: float = CONFID
     if len(differences) < 2 or statistics.variance(differences) == 0:
         return None
     error = statistics.variance(differences) / len(differences)
-    return _t_interval(statistics.fmean(differences), error, len(differences) - 1, confidence, Method.PAIRED_OWN)
+    return t_interval(statistics.fmean(differences), error, len(differences) - 1, confidence, Method.PAIRED_OWN)
 
 
 def cell_interval(
@@ -158,9 +162,9 @@ def cell_interval(
     return borrowed or ratio_interval(runs.tps, baseline.tps, confidence)
 
 
-def _t_interval(centre: float, error: float, degrees: int, confidence: float, method: Method) -> RatioInterval:
+def t_interval(centre: float, error: float, degrees: int, confidence: float, method: Method) -> RatioInterval:
     """centre +- t(degrees) sqrt(error) on log TPS (error: the variance of centre), back on the ratio scale."""
-    half = _t_quantile(confidence, degrees) * math.sqrt(error)
+    half = t_quantile(confidence, degrees) * math.sqrt(error)
     return RatioInterval(math.exp(centre - half), math.exp(centre + half), confidence, method, degrees)
 
 
@@ -172,7 +176,7 @@ def _fit_limit(own_degrees: int, history_degrees: int) -> float:
 
 
 @lru_cache(maxsize=4096)
-def _t_quantile(confidence: float, degrees: int) -> float:
+def t_quantile(confidence: float, degrees: int) -> float:
     from scipy import stats
 
     return float(stats.t.ppf(1 - (1 - confidence) / 2, degrees))

@@ -47,8 +47,10 @@ def points_of(study_points: QuerySet[StudyPoint], *, with_runs: bool = False) ->
         "minimum",
         "maximum",
         "n",
+        "mean",
         *extra,
         "variant_id",
+        statistic=F("study__statistic"),
         build_name=F("build__name"),
         build_version=F("build__version"),
         scenario_slug=F("scenario__slug"),
@@ -65,7 +67,7 @@ def _as_tuples(row: dict, *names: str) -> dict[str, tuple]:
 
 
 def study_results(study: Study) -> list[Point]:
-    """The points of one study (median, min, max, n and runs per line x scenario x clients x conditions), compared
+    """The points of one study (median, mean, min, max, n and runs per line x scenario x clients x conditions), compared
     with its baseline at the study's threshold, by its design's looks and its DB host's recent spread. Its lines
     are its builds, or in a variant study its variants (lines.py)."""
     lines = study_lines(study)

@@ -1,5 +1,5 @@
-"""The report view of a study: the seeds' tables (clients down, builds across, median TPS, then each comparison's
-ratio in %: 前バージョン比 where the version differs, else named by its axis)
+"""The report view of a study: the seeds' tables (clients down, builds across, median or mean TPS, then each
+comparison's ratio in %: 前バージョン比 where the version differs, else named by its axis)
 as CSV rows, and the form of the study's notes and conclusions."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from benchdash.studies.models import Scenario, Study
+from benchdash.studies.models import Scenario, Statistic, Study
 from benchdash.studies.results.comparisons import ComparisonColumn
 from benchdash.studies.results.lines import study_lines
 from benchdash.studies.results.queries import study_results_compared
@@ -41,24 +41,28 @@ def report_columns(tables: Sequence[ScenarioTable]) -> list[BuildColumn]:
     return list(seen.values())
 
 
-def report_header(tables: Sequence[ScenarioTable], columns: Sequence[BuildColumn]) -> list[str]:
-    """scenario, clients, each build's median, then each comparison's ratio, named by its axis, both sides and the
+def report_header(
+    tables: Sequence[ScenarioTable], columns: Sequence[BuildColumn], statistic: str = Statistic.MEDIAN
+) -> list[str]:
+    """scenario, clients, each build's figure (mean_tps in a study of means; median_tps in every other, a published
+    study's whatever its statistic, as before), then each comparison's ratio, named by its axis, both sides and the
     other axes' levels ('PG 14 / PG 13 %' in a study of builds, 'checksums on / off, PG 15 %' otherwise)."""
-    medians = [f"{column.name} median_tps" for column in columns]
+    named = "mean" if statistic == Statistic.MEAN else "median"
+    figures = [f"{column.name} {named}_tps" for column in columns]
     ratios = [f"{column.key_text} %" for column in _compared_columns(tables)]
-    return ["scenario", "clients", *medians, *ratios]
+    return ["scenario", "clients", *figures, *ratios]
 
 
 def report_rows(tables: Sequence[ScenarioTable], columns: Sequence[BuildColumn]) -> Iterator[list[Any]]:
-    """A row per scenario x clients: each build's median TPS, then each comparison's ratio in %."""
+    """A row per scenario x clients: each build's figure (median or mean TPS), then each comparison's ratio in %."""
     compared = _compared_columns(tables)
     for table in tables:
         for row in table.rows:
             cells = {cell.column.build_id: cell.point for cell in row.cells}
             ratio_cells = {cell.column: cell.point for cell in row.compared_cells}
-            medians = [_median(cells.get(column.build_id)) for column in columns]
+            figures = [_figure(cells.get(column.build_id)) for column in columns]
             ratios = [_ratio(ratio_cells.get(column)) for column in compared]
-            yield [table.scenario_slug, row.clients, *medians, *ratios]
+            yield [table.scenario_slug, row.clients, *figures, *ratios]
 
 
 def _compared_columns(tables: Sequence[ScenarioTable]) -> list[ComparisonColumn]:
@@ -66,8 +70,8 @@ def _compared_columns(tables: Sequence[ScenarioTable]) -> list[ComparisonColumn]
     return list(dict.fromkeys(column for table in tables for column in table.compared_columns))
 
 
-def _median(point: Any) -> float | str:
-    return "" if point is None else point.median
+def _figure(point: Any) -> float | str:
+    return "" if point is None else point.figure
 
 
 def _ratio(point: Any) -> int | str:

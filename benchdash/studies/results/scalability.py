@@ -90,7 +90,9 @@ def _groups(study: Study, points: Sequence[Point]) -> tuple[dict[int, int | None
 def _chart(number: int, scenario: str, build: str, group: list[Point], cpus: dict[int, int | None]) -> ScalabilityChart:
     by_cpus = sorted(group, key=lambda point: cpus[point.build_id] or 0)
     lines = [replace(point, variant_label=_line_label(point, cpus, group)) for point in by_cpus]
-    figure = tps_by_clients_figure(lines, title=f"{build} · {scenario}", statistic=Statistic.MEDIAN, ordered=True)
+    # The lines draw each point's figure (a study of means: its means), and the axis says which.
+    statistic = group[0].statistic if group else Statistic.MEDIAN
+    figure = tps_by_clients_figure(lines, title=f"{build} · {scenario}", statistic=statistic, ordered=True)
     best = _best(lines)
     peaks = [Peak(point.variant_label, point.median, point.clients, point.n) for point in best.values()]
     return ScalabilityChart(scenario, build, f"scalability-{number}", figure, peaks)

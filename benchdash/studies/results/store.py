@@ -1,5 +1,5 @@
-"""The study points: each variant x scenario x clients (x conditions) of a study summarised (median, min, max, n,
-runs). Trials without a variant (written around the planner) make their build's point, as before variants.
+"""The study points: each variant x scenario x clients (x conditions) of a study summarised (median, mean, min, max,
+n, runs). Trials without a variant (written around the planner) make their build's point, as before variants.
 
 Pages read StudyPoint; this module keeps it in step with the trials. Call points_refresh wherever
 counted trials appear, change or go: trial_finish, the importer, the admin, `manage.py refresh_points`.
@@ -9,13 +9,13 @@ from collections.abc import Iterable
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import transaction
-from django.db.models import Count, Exists, Max, Min, OuterRef, Q, QuerySet
+from django.db.models import Avg, Count, Exists, Max, Min, OuterRef, Q, QuerySet
 
 from benchdash.studies.models import Study, StudyPoint, Trial
 from benchdash.studies.results.compare import PointKey
 from benchdash.studies.results.queries import Median, counted_trials
 
-POINT_FIELDS = ["median", "minimum", "maximum", "n", "runs", "rounds"]
+POINT_FIELDS = ["median", "mean", "minimum", "maximum", "n", "runs", "rounds"]
 # runs ascending, and rounds in the same order: ties broken by the trial's id so that the two arrays align.
 RUN_ORDER = ("tps", "id")
 POINT_KEY = ["study", "variant", "build", "scenario", "clients", "conditions"]
@@ -56,9 +56,10 @@ def _computed_points(study_id: int, selection: dict[str, int | str]) -> list[Stu
     rows = (
         counted_trials()
         .filter(study_id=study_id, **selection)
-        .values_list("scenario_id", "variant_id", "build_id", "clients", "conditions")
+        .values("scenario_id", "variant_id", "build_id", "clients", "conditions")
         .annotate(
             median=Median("tps"),
+            mean=Avg("tps"),
             minimum=Min("tps"),
             maximum=Max("tps"),
             n=Count("tps"),
@@ -67,29 +68,13 @@ def _computed_points(study_id: int, selection: dict[str, int | str]) -> list[Stu
         )
         .order_by()
     )
-    return [
-        StudyPoint(
-            study_id=study_id,
-            scenario_id=scenario_id,
-            variant_id=variant_id,
-            build_id=build_id,
-            clients=clients,
-            conditions=conditions,
-            median=median,
-            minimum=minimum,
-            maximum=maximum,
-            n=n,
-            runs=runs,
-            rounds=rounds,
-        )
-        for scenario_id, variant_id, build_id, clients, conditions, median, minimum, maximum, n, runs, rounds in rows
-    ]
+    return [StudyPoint(study_id=study_id, **row) for row in rows]
 
 
 def _as_published(point: StudyPoint, repetitions: int | None) -> StudyPoint:
     """A published figure is the point itself: its runs' spread is unknown, and n is what the source
     says stands behind it (the study's repetitions), or unknown; never the 1 of one imported row."""
-    point.minimum = point.maximum = None
+    point.minimum = point.maximum = point.mean = None
     point.n = repetitions
     point.runs = []
     point.rounds = []

@@ -32,7 +32,11 @@ METHOD_LABELS = {
     Method.POOLED_T: _("pooled t, with the host's recent spread"),
     Method.PAIRED_T: _("paired t, runs paired by round, with the host's recent spread"),
     Method.PAIRED_OWN: _("paired by round, %(degrees)s df, no host history"),
+    Method.MEAN_T: _("t on the runs' means, %(degrees)s df"),
+    Method.MEAN_PAIRED_T: _("t on the means, runs paired by round, %(degrees)s df"),
 }
+# The labels that say the interval's degrees of freedom.
+WITH_DEGREES = (Method.PAIRED_OWN, Method.MEAN_T, Method.MEAN_PAIRED_T)
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,7 @@ class Cell:
         if interval is None:
             return ""
         label = METHOD_LABELS[interval.method]
-        return label % {"degrees": interval.degrees} if interval.method == Method.PAIRED_OWN else label
+        return label % {"degrees": interval.degrees} if interval.method in WITH_DEGREES else label
 
 
 @dataclass(frozen=True)
@@ -170,7 +174,7 @@ def _table(
     ratios = {(comparison.point.level, comparison.column): comparison.point for comparison in comparisons}
     levels = sorted({point.level for point in points}, key=level_order)
     figures = {
-        column.build_id: column_texts([_median(by_cell.get((level, column.build_id))) for level in levels])
+        column.build_id: column_texts([_figure(by_cell.get((level, column.build_id))) for level in levels])
         for column in columns
     }
     rows = [
@@ -189,8 +193,8 @@ def _table(
     return ScenarioTable(first.scenario_id, first.scenario_slug, name, columns, rows, points, comparisons)
 
 
-def _median(point: Point | None) -> float | None:
-    return None if point is None else point.median
+def _figure(point: Point | None) -> float | None:
+    return None if point is None else point.figure
 
 
 def _columns(points: list[Point], baseline_build_id: int | None) -> list[BuildColumn]:

@@ -40,12 +40,15 @@ PICK_AMONG = 4096
 class Method(StrEnum):
     """Which interval gave a verdict: the rank interval (this module), or a t interval (pooled.py): pooled with
     the host's history, on the runs paired by round or, where the runs carry no round, unpaired; or, on a host
-    with no history, on the runs paired by round alone."""
+    with no history, on the runs paired by round alone. A study of means (mean.py): a t interval of the ratio of
+    the means, on the runs, or on the rounds both sides ran."""
 
     RANK = "rank"
     POOLED_T = "pooled_t"
     PAIRED_T = "paired_t"
     PAIRED_OWN = "paired_own"
+    MEAN_T = "mean_t"
+    MEAN_PAIRED_T = "mean_paired_t"
 
 
 class Verdict(StrEnum):

@@ -42,7 +42,8 @@ def report_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     tables = study_tables(study)
     columns = report_columns(tables)
     rows = report_rows(tables, columns)
-    return csv_response(f"benchdash-study-{pk}-report.csv", python_csv(report_header(tables, columns), rows))
+    header = report_header(tables, columns, study.statistic)
+    return csv_response(f"benchdash-study-{pk}-report.csv", python_csv(header, rows))
 
 
 @login_required

@@ -25,7 +25,7 @@ from benchdash.studies.design import Collectors, DesignRefused, Problems, StudyD
 from benchdash.studies.forms import texts_cleaned
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.progress import StudyProgress, study_progress
-from benchdash.studies.models import Scenario, Study, StudyPreset
+from benchdash.studies.models import MEASURED_STATISTICS, Scenario, Study, StudyPreset
 from benchdash.studies.pg_settings import settings_text
 from benchdash.studies.preset_fill import preset_fills
 from benchdash.studies.variant_design import axis_name, parse_picks
@@ -123,6 +123,12 @@ class Command(BaseCommand):
             "--max-repetitions", default="", help="adaptive repetitions: more rounds of unsettled cells, up to N"
         )
         parser.add_argument("--threshold", default="", help="percent, the smallest difference that counts (default 2)")
+        parser.add_argument(
+            "--statistic",
+            default="",
+            choices=["", *MEASURED_STATISTICS],
+            help="what the study reports of each cell's runs: median or mean (default: the preset's, else median)",
+        )
         parser.add_argument("--order", default="", choices=["", *RunOrder], help="default: the preset's, else random")
         parser.add_argument("--duration", default="", help="seconds per pgbench run (default: the preset's, else 60)")
         parser.add_argument("--scale", default="", help="default: the preset's, else 1")
@@ -197,6 +203,7 @@ class Command(BaseCommand):
             "max_repetitions": options["max_repetitions"],
             "threshold": options["threshold"],
             "run_order": options["order"],
+            "statistic": options["statistic"],
             "duration_s": options["duration"] or ("" if preset else "60"),
             "scale": options["scale"] or ("" if preset else "1"),
             "fillfactor": options["fillfactor"],
