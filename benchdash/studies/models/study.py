@@ -31,6 +31,15 @@ class Statistic(models.TextChoices):
     UNSTATED = "unstated", _("unstated")
 
 
+class HostOrder(models.TextChoices):
+    """How a study on several DB hosts runs its host variants: each host its own trials at the same time as the
+    others, or all trials of one host (in the order of the host axis) before the next host's first (a dual-boot
+    server, one OS at a time: the next host may be down until the first is shut down and the other comes up)."""
+
+    TOGETHER = "together", _("together: each host runs its own trials, the hosts at the same time")
+    IN_TURN = "in_turn", _("one after another: all trials of one host, then the next host's")
+
+
 class Study(models.Model):
     """One experiment: variants (builds, or builds and what else the seeds vary) compared on one DB host or several,
     or a published set of figures. `builds` and `baseline` are its variants' builds and the baseline variant's build.
@@ -115,6 +124,9 @@ class Study(models.Model):
         max_length=10,
         choices=[(order.value, label) for order, label in RUN_ORDER_LABELS.items()],
         default=RunOrder.RANDOM.value,
+    )
+    host_order = models.CharField(
+        _("host variants"), max_length=10, choices=HostOrder.choices, default=HostOrder.TOGETHER
     )
     import_key = models.CharField(max_length=64, unique=True, null=True, blank=True, editable=False)
     created_by = models.ForeignKey(
