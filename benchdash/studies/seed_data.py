@@ -36,6 +36,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "prewarm": tuple(Prewarm),
     "run_order": tuple(RunOrder),
     "compares": tuple(HostComparison),
+    "host_order": ("together", "in_turn"),  # HostOrder's values: the models are not read here
 }
 FINDING_TABLES = {"sources", "finding", "japanese"}
 TYPE_NAMES = {
@@ -90,6 +91,8 @@ class StudyPresetData:
     source: str
     procedure: str
     run_order: str = RunOrder.RANDOM.value
+    # How a study on several DB hosts runs them (HostOrder): "in_turn" for a dual-boot server.
+    host_order: str = "together"
     repetitions: int = 3
     scale: int = 2000
     # No seed states the run length: the model's default, stated as such in `procedure`, to change in the form.

@@ -2,8 +2,8 @@
 
 from benchdash.studies.models.failure import FailureKind
 from benchdash.studies.models.outputs import Artifact, StudyPoint, TrialEvidence
-from benchdash.studies.models.scenario import RUN_ORDER_LABELS, Scenario, StudyPreset
-from benchdash.studies.models.study import Attempt, HostOrder, Statistic, Study, Trial
+from benchdash.studies.models.scenario import RUN_ORDER_LABELS, HostOrder, Scenario, StudyPreset
+from benchdash.studies.models.study import Attempt, Statistic, Study, Trial
 from benchdash.studies.models.variant import Load, Variant
 
 __all__ = [

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.lifecycle.plan import PlannedTrial
 from benchdash.studies.models.failure import failure_kind_field
-from benchdash.studies.models.scenario import RUN_ORDER_LABELS, Scenario
+from benchdash.studies.models.scenario import RUN_ORDER_LABELS, HostOrder, Scenario
 from benchdash.studies.results.sequential import Design
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from workers.spec import RunOrder
@@ -29,15 +29,6 @@ class Statistic(models.TextChoices):
     PEAK = "peak", _("peak (the highest over client levels)")
     SINGLE = "single", _("single run")
     UNSTATED = "unstated", _("unstated")
-
-
-class HostOrder(models.TextChoices):
-    """How a study on several DB hosts runs its host variants: each host its own trials at the same time as the
-    others, or all trials of one host (in the order of the host axis) before the next host's first (a dual-boot
-    server, one OS at a time: the next host may be down until the first is shut down and the other comes up)."""
-
-    TOGETHER = "together", _("together: each host runs its own trials, the hosts at the same time")
-    IN_TURN = "in_turn", _("one after another: all trials of one host, then the next host's")
 
 
 class Study(models.Model):

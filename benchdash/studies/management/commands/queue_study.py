@@ -128,7 +128,8 @@ class Command(BaseCommand):
             "--host-order",
             default="",
             choices=["", *HostOrder.values],
-            help="with --vary host=a,b: together (default), or in_turn: all trials of one host, then the next's",
+            help="with --vary host=a,b: together, or in_turn: all trials of one host, then the next's (default: the "
+            "preset's, else together)",
         )
         parser.add_argument("--duration", default="", help="seconds per pgbench run (default: the preset's, else 60)")
         parser.add_argument("--scale", default="", help="default: the preset's, else 1")
@@ -202,7 +203,7 @@ class Command(BaseCommand):
             "max_repetitions": options["max_repetitions"],
             "threshold": options["threshold"],
             "run_order": options["order"],
-            "host_order": options["host_order"] or HostOrder.TOGETHER,
+            "host_order": options["host_order"],
             "duration_s": options["duration"] or ("" if preset else "60"),
             "scale": options["scale"] or ("" if preset else "1"),
             "fillfactor": options["fillfactor"],
