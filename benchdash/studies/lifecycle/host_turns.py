@@ -20,7 +20,9 @@ from benchdash.studies.models import HostOrder, Load, Study, Trial, Variant
 
 def next_trials(study_id: int, pending: QuerySet[Trial], host_id: int | None = None) -> list[Trial]:
     """The pending trials to send now (pending: the study's, in an active study)."""
-    study = Study.objects.only("host_order", "db_host_id").get(pk=study_id)
+    study = Study.objects.only("host_order", "db_host_id").filter(pk=study_id).first()
+    if study is None:  # deleted meanwhile: nothing of it to send
+        return []
     variants = list(Variant.objects.filter(study_id=study_id).order_by("position", "pk"))
     if any(variant.load for variant in variants):
         return _next_slot(study, pending, variants)
