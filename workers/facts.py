@@ -1,5 +1,5 @@
-"""What a host is: CPU, memory, kernel, OS, the filesystem under the work directory and its free space,
-tuning knobs, locales, when it booted, tools.
+"""What a host is: CPU, memory, kernel, OS, virtualization (a physical server, a guest, a container), the
+filesystem under the work directory and its free space, tuning knobs, locales, when it booted, tools.
 
 One round trip: a constant script prints each source under a `@@ name` line, and Python parses the
 sections. A source the host lacks (no lscpu, no cpufreq, no perf) gives None, never an error:
@@ -37,6 +37,9 @@ section microcode; grep -m 1 '^microcode' /proc/cpuinfo 2>/dev/null
 section loadavg; cat /proc/loadavg 2>/dev/null
 section locales; locale -a 2>/dev/null
 section stat; grep '^btime ' /proc/stat 2>/dev/null
+section virtualization; virt=$(systemd-detect-virt 2>/dev/null)
+if [ -z "$virt" ] && [ -e /.dockerenv ]; then virt=docker; fi
+printf '%s\n' "$virt"
 for pair in pgbench:--version sar:-V perf:--version; do
   tool=${pair%%:*} flag=${pair#*:}
   path=$(command -v "$tool" 2>/dev/null)
@@ -75,6 +78,8 @@ def collect_host_facts(transport: Transport, work_dir: str) -> dict[str, object]
     facts["load_average"] = load_average(sections.get("loadavg", ""))
     facts["locales"] = sections.get("locales", "").split() or None
     facts["boot_time"] = boot_time(sections.get("stat", ""))
+    # systemd-detect-virt's name: none (a physical server), kvm, docker...: what a host comparison compares.
+    facts["virtualization"] = sections.get("virtualization") or None
     for tool in TOOLS:
         facts[tool] = sections.get(f"version_{tool}") or None
         facts[f"{tool}_path"] = sections.get(f"path_{tool}") or None

@@ -75,6 +75,7 @@ class StudyOut(BaseModel):
     fillfactor: int | None
     pg_settings: dict[str, Any]
     run_order: str
+    host_order: str
     threshold: float
     notes: str
     conclusions: str

@@ -21,6 +21,7 @@ FACT_LABELS = {
     "memory_bytes": _("memory"),
     "kernel": _("kernel"),
     "os_release": _("OS"),
+    "virtualization": _("virtualization (none: a physical server)"),
     "boot_time": _("booted (seconds since the epoch)"),
     "locales": _("locales"),
     "work_dir": _("work directory"),

@@ -143,6 +143,7 @@ VARIANT_FIELDS = (
     "fillfactor",
     "transactions",
     "connect_each_transaction",
+    "load",
     "pg_settings",
 )
 

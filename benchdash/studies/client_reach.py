@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Host
 from benchdash.studies.lifecycle.specs import host_spec
+from benchdash.studies.models import HostOrder
 from workers.reach import listening_port, tcp_reach_problem
 from workers.transport import Transport, TransportError, connect
 
@@ -35,11 +36,16 @@ def client_reach_problems(values: Mapping[str, Any]) -> list[ValidationError]:
 
 def _db_hosts(values: Mapping[str, Any], client: Host | None) -> list[Host]:
     """The DB hosts the study's pgbench host runs pgbench against: a variant's own host runs its own pgbench when
-    the study's pgbench host is its DB host (studies/lifecycle/specs.py _client_host)."""
+    the study's pgbench host is its DB host (studies/lifecycle/specs.py _client_host). One host after another: the
+    first alone, as the later ones may be down until it is done (a dual-boot server's other system)."""
     db_host: Host | None = values.get("db_host")
     if client is None or db_host is None or client == db_host:
         return []
-    variant_hosts = [variant.db_host for variant in values.get("variants") or [] if variant.db_host]
+    variants = values.get("variants") or []
+    if values.get("host_order") == HostOrder.IN_TURN and variants:
+        variants = variants[:1]
+        db_host = variants[0].db_host or db_host
+    variant_hosts = [variant.db_host for variant in variants if variant.db_host]
     return [host for host in dict.fromkeys([db_host, *variant_hosts]) if host != client]
 
 

@@ -19,7 +19,8 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.studies.client_reach import client_reach_problems
-from benchdash.studies.models import Statistic
+from benchdash.studies.host_comparison import host_order_problems
+from benchdash.studies.models import HostOrder, Statistic
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from benchdash.studies.validation import SEED_MAX, check_study
 from benchdash.studies.variant_checks import variant_problems
@@ -42,6 +43,7 @@ _SAVED_AS_IS = (
     "max_repetitions",
     "threshold",
     "run_order",
+    "host_order",
     "duration_s",
     "scale",
     "fillfactor",
@@ -111,6 +113,7 @@ class StudyDesign:
     max_repetitions: int | None = None
     threshold: float = DEFAULT_THRESHOLD
     run_order: str = RunOrder.RANDOM
+    host_order: str = HostOrder.TOGETHER
     duration_s: int = 60
     scale: int = 1
     fillfactor: int | None = None
@@ -175,6 +178,8 @@ def design_problems_offline(design: StudyDesign, facts: Mapping[str, object] | N
     values = design.values() | ({} if facts is None else {"host_facts": facts})
     check_study(values, lambda name, error: problems[name].append(ValidationError(error)))
     _cap_problems(design, problems)
+    for name, error in host_order_problems(design.host_order, design.vary):
+        problems[name].append(error)
     _variant_problems(design.variants(), values, problems)
     return {name: errors for name, errors in problems.items() if errors}
 

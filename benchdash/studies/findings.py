@@ -1,11 +1,13 @@
 """Which published findings (data/published_findings.toml, read by seed_data) a study page shows: those of what its
 variants vary (findings_for_variants) and, on a published study, those of its own source (findings_for_source), the
-way it shows the figures of a version comparison."""
+way it shows the figures of a version comparison. A study that varies its DB host shows the host findings of its own
+comparison only (host_comparisons): a KVM study never shows the Windows findings."""
 
 from django.db.models import Count, Q
 
+from benchdash.inventory.facts_display import latest_facts
 from benchdash.studies.models import Study, Variant
-from benchdash.studies.seed_data import FINDINGS, Finding
+from benchdash.studies.seed_data import FINDINGS, Finding, HostComparison
 
 # What a study varies (queue_study --vary's axis names) -> the Variant field that differs.
 AXIS_FIELDS = {
@@ -18,10 +20,45 @@ AXIS_FIELDS = {
 }
 
 
+# systemd-detect-virt's names of containers (workers/facts.py reads it as the fact `virtualization`); any other name
+# but "none" is a virtual machine.
+CONTAINERS = frozenset(
+    {"openvz", "lxc", "lxc-libvirt", "systemd-nspawn", "docker", "podman", "rkt", "wsl", "proot", "pouch"}
+)
+
+
 def findings_for_variants(study: Study) -> list[Finding]:
-    """The findings about what the study's variants vary (their checksums, CPUs, fillfactor, host, -t or -C)."""
+    """The findings about what the study's variants vary (their checksums, CPUs, fillfactor, host, -t or -C); of the
+    host's, those of what its hosts differ in."""
     axes = varied_axes(study)
-    return [finding for finding in FINDINGS if finding.axis in axes]
+    compared = host_comparisons(study) if "host" in axes else set()
+    return [
+        finding
+        for finding in FINDINGS
+        if finding.axis in axes and (finding.axis != "host" or finding.compares in compared)
+    ]
+
+
+def host_comparisons(study: Study) -> set[HostComparison]:
+    """What the study's DB hosts differ in, as their facts say (virtualization, OS), and the load when its variants
+    vary it."""
+    variants = list(Variant.objects.filter(study=study).select_related("db_host"))
+    compared = {HostComparison.LOAD} if len({variant.load for variant in variants}) > 1 else set()
+    hosts = {variant.db_host or study.db_host for variant in variants} - {None}
+    facts = [latest_facts(host)[0] for host in hosts if host is not None]
+    return compared | _differences(facts)
+
+
+def _differences(facts: list[dict[str, object]]) -> set[HostComparison]:
+    """What hosts of these facts differ in: a physical server beside a guest or a container, or two OSes."""
+    virtualization = {str(host["virtualization"]) for host in facts if host.get("virtualization")}
+    systems = {str(host["os_release"]) for host in facts if host.get("os_release")}
+    found = {HostComparison.OS} if len(systems) > 1 else set()
+    if "none" in virtualization and virtualization & CONTAINERS:
+        found.add(HostComparison.CONTAINER)
+    if "none" in virtualization and virtualization - CONTAINERS - {"none"}:
+        found.add(HostComparison.GUEST)
+    return found
 
 
 def varied_axes(study: Study) -> set[str]:

@@ -15,7 +15,7 @@ from benchdash.studies.capacity import size_text
 from benchdash.studies.design import Collectors, Problems, StudyDesign, design_problems, draw_seed
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
 from benchdash.studies.lifecycle.plan import PlannedTrial, estimate_seconds, plan_design
-from benchdash.studies.models import MEASURED_STATISTICS, RUN_ORDER_LABELS, Scenario, Statistic, StudyPreset
+from benchdash.studies.models import MEASURED_STATISTICS, RUN_ORDER_LABELS, HostOrder, Scenario, Statistic, StudyPreset
 from benchdash.studies.power_preview import preview_power
 from benchdash.studies.preset_fill import preset_fills, preset_values
 from benchdash.studies.results.sequential import Design
@@ -80,7 +80,8 @@ class StudyForm(forms.Form):
         help_text=_(
             "One axis per line, crossed with the builds into variants: checksums=off,on; wal_segsize=16,64; "
             "locale=C,ja_JP.UTF-8; encoding=UTF8,EUC_JP; cpus=1,2; fillfactor=100,80; host=local,target2; "
-            "transactions=10,100 (pgbench -t); connect=off,on (pgbench -C); setting:shared_buffers=128MB,1GB. "
+            "transactions=10,100 (pgbench -t); connect=off,on (pgbench -C); load=alone,at_once (with host=: each "
+            "trial alone, or at the same moment on every DB host); setting:shared_buffers=128MB,1GB. "
             "Empty: the builds alone."
         ),
     )
@@ -141,6 +142,16 @@ class StudyForm(forms.Form):
     )
     run_order = forms.ChoiceField(
         label=_("run order"), choices=[(order.value, label) for order, label in RUN_ORDER_LABELS.items()]
+    )
+    host_order = forms.ChoiceField(
+        label=_("host variants"),
+        choices=HostOrder.choices,
+        required=False,
+        initial=HostOrder.TOGETHER,
+        help_text=_(
+            "With host=a,b: together, or one after another (a dual-boot server: all trials of the first host, then "
+            "the study waits for the next to come up, within the host's patience)."
+        ),
     )
     duration_s = WholeNumberField(label=_("duration (s)"), min_value=1, initial=60)
     scale = WholeNumberField(label=_("scale"), min_value=1, max_value=SCALE_MAX, initial=1)
@@ -244,6 +255,7 @@ class StudyForm(forms.Form):
             threshold=data["threshold"],
             statistic=data["statistic"],
             run_order=data["run_order"] or RunOrder.RANDOM,
+            host_order=data.get("host_order") or HostOrder.TOGETHER,
             duration_s=data["duration_s"],
             scale=data["scale"],
             fillfactor=data.get("fillfactor"),
@@ -320,6 +332,7 @@ def design_initial(design: StudyDesign) -> dict[str, Any]:
         "threshold": round(design.threshold * 100, 2),
         "statistic": design.statistic,
         "run_order": design.run_order,
+        "host_order": design.host_order,
         "duration_s": design.duration_s,
         "scale": design.scale,
         "fillfactor": design.fillfactor,

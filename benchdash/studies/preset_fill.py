@@ -6,19 +6,20 @@ from typing import Any
 
 from django.http import QueryDict
 
-from benchdash.studies.models import StudyPreset
+from benchdash.studies.models import HostOrder, StudyPreset
 from benchdash.studies.pg_settings import settings_text
 from workers.spec import RunOrder
 
 
 def preset_values(preset: StudyPreset) -> dict[str, Any]:
     """What choosing a study preset fills in: its design and the seed's procedure (scale, duration, run order,
-    statistic)."""
+    statistic, host order)."""
     return {
         "client_levels": ",".join(map(str, preset.client_levels)),
         "pg_settings": settings_text(preset.pg_settings),
         "repetitions": str(preset.repetitions),
         "run_order": preset.run_order,
+        "host_order": preset.host_order,
         "duration_s": str(preset.duration_s),
         "scale": str(preset.scale),
         "scenarios": [str(scenario.pk) for scenario in preset.scenarios.all()],
@@ -38,6 +39,7 @@ def preset_fills(
     if settings_from:
         values["pg_settings"] = settings_text(settings_from.pg_settings)
     values["run_order"] = values.get("run_order") or RunOrder.RANDOM.value
+    values["host_order"] = values.get("host_order") or HostOrder.TOGETHER.value
     return {name: value for name, value in values.items() if _left_empty(data, name)}
 
 

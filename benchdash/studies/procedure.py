@@ -30,10 +30,21 @@ def study_steps(study: Study) -> list[Step]:
         order += " " + _("(seed %(seed)s)") % {"seed": study.seed}
     return [
         Step(_("run order"), order),
+        *_host_steps(study),
         Step(_("repetitions"), str(study.repetitions)),
         Step(_("scale"), str(study.scale)),
         Step(_("duration"), _("%(seconds)s s") % {"seconds": study.duration_s}),
     ]
+
+
+def _host_steps(study: Study) -> list[Step]:
+    """How a study on several DB hosts ran them (studies/lifecycle/host_turns.py); nothing for one host."""
+    variants = study.variants.values_list("db_host_id", "load")
+    if len({host or study.db_host_id for host, _load in variants}) < 2:
+        return []
+    if any(load for _host, load in variants):
+        return [Step(_("host variants"), _("one trial at a time, alone, or at the same moment on every DB host"))]
+    return [Step(_("host variants"), str(study.get_host_order_display()))]
 
 
 def scenario_procedures(study: Study, scenarios: Iterable[Scenario]) -> list[ScenarioProcedure]:

@@ -12,6 +12,7 @@ import tomllib
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, fields
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar, get_args, get_origin, get_type_hints
 
@@ -19,11 +20,24 @@ from workers.spec import Prewarm, Reset, RunOrder
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 SEED_FILE = re.compile(r"\d{3}_[0-9a-f]{16}\.txt")
+
+
+class HostComparison(StrEnum):
+    """What a host-axis finding compares (its `compares`), matched with what a study's hosts differ in (findings.py)."""
+
+    GUEST = "guest"  # a physical server against a virtual machine on it
+    CONTAINER = "container"  # a server against containers on it
+    OS = "os"  # one operating system against another on the same hardware
+    LOAD = "load"  # DB hosts loaded at once against one alone (the axis `load`)
+
+
 CHOICES: dict[str, tuple[str, ...]] = {
     "reset": tuple(Reset),
     "prewarm": tuple(Prewarm),
     "run_order": tuple(RunOrder),
     "statistic": ("median", "mean"),
+    "compares": tuple(HostComparison),
+    "host_order": ("together", "in_turn"),  # HostOrder's values: the models are not read here
 }
 FINDING_TABLES = {"sources", "finding", "japanese"}
 TYPE_NAMES = {
@@ -78,6 +92,8 @@ class StudyPresetData:
     source: str
     procedure: str
     run_order: str = RunOrder.RANDOM.value
+    # How a study on several DB hosts runs them (HostOrder): "in_turn" for a dual-boot server.
+    host_order: str = "together"
     repetitions: int = 3
     scale: int = 2000
     # No seed states the run length: the model's default, stated as such in `procedure`, to change in the form.
@@ -115,6 +131,8 @@ class Finding:
     qualifier: str
     quote: str
     unstated: str
+    # A host-axis finding: what its hosts differed in (HostComparison); "" on other axes.
+    compares: str = ""
 
     @property
     def figure(self) -> str:

@@ -3,6 +3,7 @@ and `queue_study --vary`), crossed with the chosen builds into unsaved Variant r
 
 Axes: checksums=off,on; wal_segsize=16,64 (MB); locale=C,ja_JP.UTF-8; encoding=UTF8,EUC_JP; cpus=1,2;
 fillfactor=100,80; host=local,target2; transactions=10,100 (pgbench -t); connect=off,on (pgbench -C);
+load=alone,at_once (with host=: each trial alone, or at the same moment on every DB host);
 setting:NAME=value,value (a postgresql.conf setting on top of the study's).
 """
 
@@ -16,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
-from benchdash.studies.models import Variant
+from benchdash.studies.models import Load, Variant
 from benchdash.studies.models.variant import WAL_SEGMENT_SIZES_MB
 
 SETTING_PREFIX = "setting:"
@@ -60,6 +61,12 @@ def _matching(pattern: re.Pattern[str], value: str) -> str:
     return value
 
 
+def _load(value: str) -> str:
+    if value not in Load.values:
+        raise ValidationError(_("%(value)s: write alone or at_once."), params={"value": value})
+    return value
+
+
 def _host(value: str) -> Host:
     host = Host.objects.filter(name=value).first()
     if host is None:
@@ -78,6 +85,7 @@ _FIELDS: dict[str, tuple[str, Any]] = {
     "host": ("db_host", _host),
     "transactions": ("transactions", lambda value: _whole(value, 1, 10**9)),
     "connect": ("connect_each_transaction", _switch),
+    "load": ("load", _load),
 }
 
 

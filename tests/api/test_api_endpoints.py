@@ -38,7 +38,7 @@ def test_scenarios_by_slug(client, history: History) -> None:
 
 def test_studies_newest_first_with_filters(client, history: History) -> None:
     assert [study["year"] for study in get(client, "/studies")["items"]] == [2023, 2022, 2021]
-    draft = StudyFactory(year=2020, db_host=history.host)
+    draft = StudyFactory(year=2020, db_host=history.host, host_order="in_turn")
     assert (
         get(client, f"/studies/{draft.pk}")["build_ids"]
         == []
@@ -53,6 +53,7 @@ def test_studies_newest_first_with_filters(client, history: History) -> None:
     assert one["build_ids"] == sorted([history.builds["13.4"].pk, history.builds["14.0"].pk])
     assert one["scenario_slugs"] == ["update"] and one["baseline_id"] == history.builds["13.4"].pk
     assert one["db_host_id"] == history.host.pk and one["status"] == "done" and one["official"] is True
+    assert one["host_order"] == "together" and get(client, f"/studies/{draft.pk}")["host_order"] == "in_turn"
 
 
 def test_trials_come_in_run_order_in_pages(client, history: History) -> None:

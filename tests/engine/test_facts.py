@@ -47,6 +47,8 @@ def test_it_reads_the_same_facts_over_ssh(ssh_target):
     assert facts["cpu_threads"] == os.cpu_count()
     assert facts["kernel"] == os.uname().release
     assert f'PRETTY_NAME="{facts["os_release"]}"' in Path("/etc/os-release").read_text()
+    detected = subprocess.run(["systemd-detect-virt"], capture_output=True, text=True, check=False).stdout.strip()
+    assert facts["virtualization"] == (detected or ("docker" if Path("/.dockerenv").exists() else None))
 
 
 def test_it_reports_the_tools_with_their_versions_or_none(local_target):

@@ -106,3 +106,14 @@ def test_a_db_host_address_reaches_the_probe_as_data_never_as_shell_text(rows, s
     assert not form.is_valid()
     assert "cannot reach the DB host db-hostile" in form.errors["client_host"][0]
     assert not marker.exists()
+
+
+def test_one_host_after_another_probes_the_first_host_only_as_the_next_may_be_down_until_it_is_done(rows, ssh_target):
+    """A dual-boot server: while Linux runs, Windows does not answer; together, the same study is refused."""
+    linux = HostFactory(name="linux", address=ssh_target.address, port=ssh_target.port)
+    HostFactory(name="windows", address="127.0.0.1", port=free_port())  # down: its port closed
+    changes = {"vary": "host=linux,windows"}
+    in_turn = study_form(rows, linux, **changes, host_order="in_turn")
+    together = study_form(rows, linux, **changes, host_order="together")
+    assert in_turn.is_valid(), in_turn.errors
+    assert not together.is_valid() and "cannot reach the DB host windows" in together.errors["client_host"][0]

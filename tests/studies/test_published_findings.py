@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from benchdash.studies.models import Study, Variant
+from benchdash.studies.models import Load, Study, Variant
 from benchdash.studies.seed_data import FINDINGS
-from tests.factories import BuildFactory, ScenarioFactory, StudyFactory
+from tests.factories import BuildFactory, HostFactory, ScenarioFactory, StudyFactory
 from tests.pages.test_evidence_pages import text_of
 
 SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
@@ -88,3 +88,44 @@ def test_the_published_2008_study_shows_its_own_table_sizes(client, db):
     section = findings_section(client, study)
     assert "as stated 452.462072 TPS" in section
     assert "after 141 MB" in section and "after 8.66 %" in section and "before 128 MB" in section
+
+
+def host_study(*hosts: dict, load: bool = False) -> Study:
+    """A study of one build on these DB hosts (their facts), each alone and at once when load."""
+    build = BuildFactory(name="13", version="13.0")
+    rows = [HostFactory(name=f"db-{index}", facts=facts) for index, facts in enumerate(hosts)]
+    study = StudyFactory(title="hosts", builds=[build], baseline=build, db_host=rows[0], scenarios=[ScenarioFactory()])
+    Variant.objects.filter(study=study).delete()
+    loads = [Load.ALONE, Load.AT_ONCE] if load else [""]
+    for position, (host, each) in enumerate((host, each) for host in rows for each in loads):
+        label = f"13 host={host.name} load={each}"
+        Variant.objects.create(
+            study=study, build=build, label=label, db_host=host, load=each, position=position, baseline=position == 0
+        )
+    return study
+
+
+def test_a_kvm_study_shows_the_guest_findings_and_neither_the_windows_nor_the_docker_ones(client, db):
+    study = host_study({"virtualization": "none"}, {"virtualization": "kvm"})
+    section = findings_section(client, study)
+    assert "KVM guest vs physical server" in section and "最大約10%の差" in section
+    assert "Windows" not in section and "Docker" not in section and "loaded at once" not in section
+
+
+def test_a_dual_boot_study_shows_the_windows_findings_only(client, db):
+    study = host_study({"os_release": "Red Hat Enterprise Linux 8.3"}, {"os_release": "Windows Server 2019"})
+    section = findings_section(client, study)
+    assert "Linux (RHEL 8.3, xfs) vs Windows Server 2019" in section and "24接続を超えたところ" in section
+    assert "KVM" not in section and "Docker" not in section
+
+
+def test_a_study_of_two_guests_loaded_at_once_against_alone_shows_those_findings_only(client, db):
+    study = host_study({"virtualization": "kvm"}, {"virtualization": "kvm"}, load=True)
+    section = findings_section(client, study)
+    assert "two KVM guests loaded at once vs one guest alone" in section and "7%程度の性能低下" in section
+    assert "the two guests loaded at once, one vs the other" in section
+    assert "KVM guest vs physical server" not in section and "Windows" not in section
+
+
+def test_a_study_on_two_hosts_that_differ_in_nothing_known_shows_no_host_finding(client, db):
+    assert findings_section(client, host_study({}, {})) == ""

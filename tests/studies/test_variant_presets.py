@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from benchdash.studies.models import Study, StudyPreset
+from benchdash.studies.models import HostOrder, Load, Study, StudyPreset
 from benchdash.studies.preset_sync import presets_sync
 from benchdash.studies.seed_data import STUDY_PRESETS, VARIANT_PRESETS
 from benchdash.studies.variant_design import parse_axes
@@ -116,3 +116,20 @@ def test_a_preset_s_study_is_named_after_the_preset_unless_titled(lab):
     )
     preset = StudyPreset.objects.get(slug="pgecons-2014-checksums")
     assert Study.objects.get().title == f"{preset.name}: 15.20"
+
+
+@pytest.mark.django_db
+def test_the_dual_boot_presets_run_one_host_after_the_other_and_the_two_guests_preset_loads_them_at_once(lab):
+    for slug in ("pgecons-2020-os-update", "pgecons-2014-kvm-two-guests"):
+        args = ["--preset", slug, "--builds", "pg15", "--host", "lab", "--title", slug]
+        call_command("queue_study", *args, stdout=io.StringIO(), stderr=io.StringIO())
+    dual_boot, two_guests = (
+        Study.objects.get(title="pgecons-2020-os-update"),
+        Study.objects.get(title="pgecons-2014-kvm-two-guests"),
+    )
+    assert dual_boot.host_order == HostOrder.IN_TURN
+    assert two_guests.host_order == HostOrder.TOGETHER
+    assert set(two_guests.variants.values_list("db_host__name", "load")) == {
+        (host, load) for host in ("kvm-guest-1", "kvm-guest-2") for load in (Load.ALONE, Load.AT_ONCE)
+    }
+    assert two_guests.variants.get(baseline=True).label.endswith("host=kvm-guest-1 load=alone")

@@ -11,6 +11,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from benchdash.inventory.models import Host
 from benchdash.studies.lifecycle.plan import estimate_seconds
 from benchdash.studies.models import Study, Trial
 
@@ -110,13 +111,17 @@ def study_progress(study: Study) -> StudyProgress:
 
 
 def _host_waits(study: Study) -> tuple[HostWait, ...]:
-    """The study's hosts that do not answer, while one of its own trials runs (and so waits for them): a note that
-    another study's attempt left is not this study's business."""
+    """The study's hosts that do not answer, while one of its own trials runs (and so waits for them): its DB host,
+    its pgbench host and the DB host of each running trial (a host variant's: the second system of a dual-boot server
+    that a study run one host after another waits for). A note that another study's attempt left is not this study's
+    business."""
     if study.status not in (Study.Status.QUEUED, Study.Status.RUNNING):
         return ()
-    hosts = {host for host in (study.db_host, study.client_host) if host is not None}
-    if not study.trials.filter(status=Trial.Status.RUNNING).exists():
+    running = study.trials.filter(status=Trial.Status.RUNNING)
+    if not running.exists():
         return _installation_waits(study)
+    trial_hosts = Host.objects.filter(pk__in=running.values("host_id"))
+    hosts = {host for host in (study.db_host, study.client_host, *trial_hosts) if host is not None}
     waits = (HostWait(host.name, host.unreachable_since) for host in hosts if host.unreachable_since)
     return tuple(sorted(waits, key=lambda wait: wait.host))
 

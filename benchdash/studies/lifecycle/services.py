@@ -21,6 +21,7 @@ from django.db.models.functions import Concat
 from benchdash.store_clock import StoreNow, store_now
 from benchdash.studies.design import StudyDesign
 from benchdash.studies.lifecycle.adaptive import study_extend
+from benchdash.studies.lifecycle.host_turns import next_trials
 from benchdash.studies.lifecycle.plan import VariantRef, plan_design
 from benchdash.studies.lifecycle.signals import send_study_ended_after_commit, send_trial_after_commit
 from benchdash.studies.models import Attempt, FailureKind, Study, Trial, Variant
@@ -198,7 +199,8 @@ def trial_give_back(*, trial_id: int, attempt: int) -> bool:
 
 def study_continue(*, study_id: int, host_id: int | None = None) -> Trial | None:
     """After a trial on host_id: send the next pending trial's task on that host (each DB host of a study runs its
-    own trials one after another, the hosts at the same time), or, when no trial is left anywhere, the first of a
+    own trials one after another, the hosts at the same time, unless its host order or load says otherwise:
+    host_turns.py), or, when no trial is left anywhere, the first of a
     round that adaptive repetitions add on each host; settle the study when none is left."""
     with transaction.atomic():
         next_trials = _next_pending_or_extended(study_id, host_id)
@@ -212,19 +214,16 @@ def study_continue(*, study_id: int, host_id: int | None = None) -> Trial | None
 
 
 def _next_pending(study_id: int, host_id: int | None = None) -> list[Trial]:
-    """The study's next trial to run on host_id, or (None) on each of its DB hosts that runs none of its trials now;
-    a pending trial with no attempt left (the cap was lowered) fails on the way."""
+    """The study's trials to send now, as its host order and load say (host_turns.next_trials): by default its next
+    trial on host_id, or (None) the first on each of its DB hosts that runs none of its trials now; a pending trial
+    with no attempt left (the cap was lowered) fails on the way."""
     pending = Trial.objects.filter(_study_is(*ACTIVE), study_id=study_id, status=Trial.Status.PENDING)
     pending.filter(attempts__gte=settings.TRIAL_MAX_ATTEMPTS).update(
         status=Trial.Status.FAILED,
         error=Concat(F("error"), Value(f" (no attempt left of {settings.TRIAL_MAX_ATTEMPTS})")),
         finished_at=StoreNow(),
     )
-    if host_id is not None:
-        return list(pending.filter(host_id=host_id).order_by("position")[:1])
-    busy = Trial.objects.filter(study_id=study_id, status=Trial.Status.RUNNING).values("host_id")
-    firsts = pending.exclude(host_id__in=busy).order_by("host_id", "position").distinct("host_id")
-    return sorted(firsts, key=lambda trial: trial.position or 0)
+    return next_trials(study_id, pending, host_id)
 
 
 def _next_pending_or_extended(study_id: int, host_id: int | None = None) -> list[Trial]:

@@ -2,9 +2,9 @@
 
 from benchdash.studies.models.failure import FailureKind
 from benchdash.studies.models.outputs import Artifact, StudyPoint, TrialEvidence
-from benchdash.studies.models.scenario import RUN_ORDER_LABELS, Scenario, StudyPreset
+from benchdash.studies.models.scenario import RUN_ORDER_LABELS, HostOrder, Scenario, StudyPreset
 from benchdash.studies.models.study import MEASURED_STATISTICS, Attempt, Statistic, Study, Trial
-from benchdash.studies.models.variant import Variant
+from benchdash.studies.models.variant import Load, Variant
 
 __all__ = [
     "MEASURED_STATISTICS",
@@ -12,6 +12,8 @@ __all__ = [
     "Artifact",
     "Attempt",
     "FailureKind",
+    "HostOrder",
+    "Load",
     "Scenario",
     "Statistic",
     "Study",

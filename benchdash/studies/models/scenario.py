@@ -111,6 +111,15 @@ class Scenario(models.Model):
         return max(1, clients // 2)
 
 
+class HostOrder(models.TextChoices):
+    """How a study on several DB hosts runs its host variants: each host its own trials at the same time as the
+    others, or all trials of one host (in the order of the host axis) before the next host's first (a dual-boot
+    server, one OS at a time: the next host may be down until the first is shut down and the other comes up)."""
+
+    TOGETHER = "together", _("together: each host runs its own trials, the hosts at the same time")
+    IN_TURN = "in_turn", _("one after another: all trials of one host, then the next host's")
+
+
 class StudyPreset(models.Model):
     """A ready-made study design from the seeds: scenarios, client ladder, settings."""
 
@@ -128,6 +137,9 @@ class StudyPreset(models.Model):
         max_length=10,
         choices=[(order.value, label) for order, label in RUN_ORDER_LABELS.items()],
         default=RunOrder.RANDOM.value,
+    )
+    host_order = models.CharField(
+        _("host variants"), max_length=10, choices=HostOrder.choices, default=HostOrder.TOGETHER
     )
     source = models.CharField(_("source"), max_length=300, blank=True)
     # The seed's own wording for each step of the study's procedure, and what it does not state.

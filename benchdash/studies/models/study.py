@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.lifecycle.plan import PlannedTrial
 from benchdash.studies.models.failure import failure_kind_field
-from benchdash.studies.models.scenario import RUN_ORDER_LABELS, Scenario
+from benchdash.studies.models.scenario import RUN_ORDER_LABELS, HostOrder, Scenario
 from benchdash.studies.results.sequential import Design
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from workers.spec import RunOrder
@@ -130,6 +130,9 @@ class Study(models.Model):
         max_length=10,
         choices=[(order.value, label) for order, label in RUN_ORDER_LABELS.items()],
         default=RunOrder.RANDOM.value,
+    )
+    host_order = models.CharField(
+        _("host variants"), max_length=10, choices=HostOrder.choices, default=HostOrder.TOGETHER
     )
     import_key = models.CharField(max_length=64, unique=True, null=True, blank=True, editable=False)
     created_by = models.ForeignKey(

@@ -32,6 +32,15 @@ class VariantQuerySet(models.QuerySet["Variant"]):
         self.filter(study=study, build_id=study.baseline_id, label=models.F("build__name")).update(baseline=True)
 
 
+class Load(models.TextChoices):
+    """The axis `load`: whether a variant's trials run with nothing else of the study running on any of its DB hosts
+    (alone), or together with the same trial of the variant's partner on each other DB host, sent at the same moment
+    (at once): the seeds' "two guests loaded at once against one alone" (studies/lifecycle/host_turns.py)."""
+
+    ALONE = "alone", _("alone")
+    AT_ONCE = "at_once", _("at once with the other hosts")
+
+
 class Variant(models.Model):
     """One line of a study's charts and one column of its tables: a build, and how its cluster, settings,
     data, CPUs, host and workload differ from the study's.
@@ -78,6 +87,8 @@ class Variant(models.Model):
         _("transactions per client (-t)"), null=True, blank=True, validators=[MinValueValidator(1)]
     )
     connect_each_transaction = models.BooleanField(_("new connection per transaction (-C)"), default=False)
+    # Empty: the study does not vary the load (its hosts run as its host order says).
+    load = models.CharField(_("load"), max_length=10, choices=Load.choices, blank=True)
 
     objects = VariantQuerySet.as_manager()
 
@@ -107,6 +118,7 @@ class Variant(models.Model):
         "db_host_id",
         "transactions",
         "connect_each_transaction",
+        "load",
     )
 
     def __str__(self) -> str:

@@ -25,7 +25,7 @@ from benchdash.studies.design import Collectors, DesignRefused, Problems, StudyD
 from benchdash.studies.forms import texts_cleaned
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.progress import StudyProgress, study_progress
-from benchdash.studies.models import MEASURED_STATISTICS, Scenario, Study, StudyPreset
+from benchdash.studies.models import MEASURED_STATISTICS, HostOrder, Scenario, Study, StudyPreset
 from benchdash.studies.pg_settings import settings_text
 from benchdash.studies.preset_fill import preset_fills
 from benchdash.studies.variant_design import axis_name, parse_picks
@@ -113,7 +113,7 @@ class Command(BaseCommand):
             help="an axis and its values, crossed with the builds into variants (repeatable; with --preset, in place "
             "of the preset's axis of that name, its other axes kept): checksums=off,on "
             "cpus=1,2 fillfactor=100,80 host=local,target2 wal_segsize=16,64 locale=C,ja_JP.UTF-8 encoding=UTF8 "
-            "transactions=10,100 (-t) connect=off,on (-C) setting:shared_buffers=128MB,1GB",
+            "transactions=10,100 (-t) connect=off,on (-C) load=alone,at_once setting:shared_buffers=128MB,1GB",
         )
         parser.add_argument("--preset", default="", help="study preset slug: its design and procedure by default")
         parser.add_argument("--scenarios", default="", help="scenario slugs, e.g. pgecons-reference,pgecons-update")
@@ -130,6 +130,13 @@ class Command(BaseCommand):
             help="what the study reports of each cell's runs: median or mean (default: the preset's, else median)",
         )
         parser.add_argument("--order", default="", choices=["", *RunOrder], help="default: the preset's, else random")
+        parser.add_argument(
+            "--host-order",
+            default="",
+            choices=["", *HostOrder.values],
+            help="with --vary host=a,b: together, or in_turn: all trials of one host, then the next's (default: the "
+            "preset's, else together)",
+        )
         parser.add_argument("--duration", default="", help="seconds per pgbench run (default: the preset's, else 60)")
         parser.add_argument("--scale", default="", help="default: the preset's, else 1")
         parser.add_argument("--fillfactor", default="")
@@ -204,6 +211,7 @@ class Command(BaseCommand):
             "threshold": options["threshold"],
             "run_order": options["order"],
             "statistic": options["statistic"],
+            "host_order": options["host_order"],
             "duration_s": options["duration"] or ("" if preset else "60"),
             "scale": options["scale"] or ("" if preset else "1"),
             "fillfactor": options["fillfactor"],

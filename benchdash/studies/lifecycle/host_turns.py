@@ -1,0 +1,90 @@
+"""Which of a study's pending trials to send now, by how the study runs its DB hosts (services._next_pending).
+
+- together (the default): each DB host runs its own trials one after another, the hosts at the same time: the next
+  trial of the host that just ran one, or the first of each host that runs none;
+- one after another (HostOrder.IN_TURN): every trial of the first host (in the host axis' order) before the first of
+  the next. The next host may be down (the other OS of a dual-boot server): its trial waits for it within the host's
+  patience (workers/host_wait.py), and the study page says it waits;
+- a study that varies the load (Load): one slot at a time, nothing else of the study running beside it: a trial of an
+  `alone` variant by itself, or a trial of an `at_once` variant with the same trial (scenario, clients, repetition) of
+  each partner variant (the same but for its DB host), all sent at the same moment.
+"""
+
+import json
+from collections.abc import Iterable
+
+from django.db.models import QuerySet
+
+from benchdash.studies.models import HostOrder, Load, Study, Trial, Variant
+
+
+def next_trials(study_id: int, pending: QuerySet[Trial], host_id: int | None = None) -> list[Trial]:
+    """The pending trials to send now (pending: the study's, in an active study)."""
+    study = Study.objects.only("host_order", "db_host_id").filter(pk=study_id).first()
+    if study is None:  # deleted meanwhile: nothing of it to send
+        return []
+    variants = list(Variant.objects.filter(study_id=study_id).order_by("position", "pk"))
+    if any(variant.load for variant in variants):
+        return _next_slot(study, pending, variants)
+    if study.host_order == HostOrder.IN_TURN:
+        return _next_in_turn(study, pending, variants)
+    return _next_together(study, pending, host_id)
+
+
+def _next_together(study: Study, pending: QuerySet[Trial], host_id: int | None) -> list[Trial]:
+    """The next trial on host_id, or (None) the first of each DB host that runs none of the study's trials now."""
+    if host_id is not None:
+        return list(pending.filter(host_id=host_id).order_by("position")[:1])
+    busy = _running(study).values("host_id")
+    firsts = pending.exclude(host_id__in=busy).order_by("host_id", "position").distinct("host_id")
+    return sorted(firsts, key=lambda trial: trial.position or 0)
+
+
+def _next_in_turn(study: Study, pending: QuerySet[Trial], variants: list[Variant]) -> list[Trial]:
+    """The next trial of the first host that has any left, once its running one (if any) ended."""
+    unfinished = Trial.objects.filter(study=study, status__in=(Trial.Status.PENDING, Trial.Status.RUNNING))
+    hosts_left = set(unfinished.values_list("host_id", flat=True))
+    turn = next((host for host in host_turns(study, variants) if host in hosts_left), None)
+    if turn is None or _running(study).filter(host_id=turn).exists():
+        return []
+    return list(pending.filter(host_id=turn).order_by("position")[:1])
+
+
+def host_turns(study: Study, variants: Iterable[Variant]) -> list[int | None]:
+    """The study's DB hosts in the order their variants come (the host axis' order)."""
+    return list(dict.fromkeys(variant.db_host_id or study.db_host_id for variant in variants))
+
+
+def _next_slot(study: Study, pending: QuerySet[Trial], variants: list[Variant]) -> list[Trial]:
+    """The first pending trial, with its partners' same trials when it runs at once; nothing while a slot runs.
+    The study's row is locked first, so that of two partners ending together, the later one sees the other ended
+    and sends the next slot."""
+    Study.objects.select_for_update().filter(pk=study.pk).first()
+    if _running(study).exists():
+        return []
+    first = pending.order_by("position").first()
+    if first is None:
+        return []
+    by_id = {variant.pk: variant for variant in variants}
+    own = by_id[first.variant_id] if first.variant_id is not None else None
+    if own is None or own.load != Load.AT_ONCE:
+        return [first]
+    partners = [
+        variant.pk
+        for variant in variants
+        if variant.load == Load.AT_ONCE and variant.pk != own.pk and _partner_key(variant) == _partner_key(own)
+    ]
+    same_trial = {"scenario_id": first.scenario_id, "clients": first.clients, "repetition": first.repetition}
+    others = pending.filter(variant_id__in=partners, **same_trial).order_by("position")
+    firsts_of_partners = {trial.variant_id: trial for trial in reversed(list(others))}
+    return [first, *sorted(firsts_of_partners.values(), key=lambda trial: trial.position or 0)]
+
+
+def _partner_key(variant: Variant) -> str:
+    """What a variant is, but for its DB host: variants of the same key run at once."""
+    conditions = {name: getattr(variant, name) for name in Variant.CONDITIONS if name != "db_host_id"}
+    return json.dumps([variant.build_id, conditions], sort_keys=True, default=str)
+
+
+def _running(study: Study) -> QuerySet[Trial]:
+    return Trial.objects.filter(study=study, status=Trial.Status.RUNNING)
