@@ -219,6 +219,7 @@ class _Compile:
             raise SourceBuildError(f"build {self.build.name}: the compiled postgres does not run on its own")
         self.transport.put_bytes(json.dumps(info.__dict__, indent=1).encode(), posixpath.join(installed, BUILD_INFO))
         self.transport.put_bytes(f"{info.digest}\n".encode(), posixpath.join(installed, MARKER))
+        self.transport.run(["rm", "-f", "--", self.failed_log], check=False)
         renamed = self.transport.run(["mv", "-T", "--", installed, self.root], check=False)
         if not renamed.ok and not self.transport.exists(posixpath.join(self.root, MARKER)):
             raise SourceBuildError(f"cannot move {installed} to {self.root}: {renamed.stderr.decode(errors='replace')}")
