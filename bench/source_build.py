@@ -25,11 +25,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.sshd import local_work_dir  # noqa: E402 (after the path set-up)
+from engine_fidelity import bench_spec  # noqa: E402 (after the path set-up)
+
+from tests.sshd import local_work_dir  # noqa: E402
 from workers import source_build  # noqa: E402
 from workers.builds import install_build  # noqa: E402
 from workers.runner import run_trial  # noqa: E402
-from workers.spec import BuildSpec, HostSpec, Prewarm, ScenarioSpec, TrialSpec  # noqa: E402
+from workers.spec import BuildSpec, HostSpec, TrialSpec  # noqa: E402
 from workers.transport import Transport, connect  # noqa: E402
 
 
@@ -70,20 +72,9 @@ def timed_install(transport: Transport, build: BuildSpec) -> tuple[float, str]:
 
 
 def tiny_trial(host: HostSpec, build: BuildSpec) -> TrialSpec:
-    scenario = ScenarioSpec(slug="select-only", builtin="select-only", prewarm=Prewarm.TRIAL)
-    return TrialSpec(
-        trial_id=1,
-        study_id=1,
-        db_host=host,
-        client_host=host,
-        build=build,
-        scenario=scenario,
-        clients=2,
-        threads=1,
-        duration_s=2,
-        scale=1,
-        prewarm=True,
-    )
+    """Scale 1, select-only, 2 clients, 2 s, prewarmed: engine_fidelity's trial on the source build."""
+    options = argparse.Namespace(builtin="select-only", clients=2, duration=2, scale=1, bin_dir="")
+    return bench_spec(host, options, build)
 
 
 def main() -> None:
