@@ -1,8 +1,12 @@
 """`manage.py add_source_build`: a source build registered, compiled on a host, its configure line and compiler
 shown; the admin."""
 
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -88,3 +92,37 @@ def test_the_admin_takes_a_source_builds_digest_and_refuses_options_that_are_not
     saved = admin_client.post(reverse("admin:inventory_build_add"), admin_fields(tarball, "--debug"))
     assert saved.status_code == 302
     assert len(Build.objects.get(name="from-admin").source_digest) == 64
+
+
+@pytest.fixture
+def tarball_server(tmp_path: Path) -> Iterator[tuple[str, list[str]]]:
+    """A real HTTP server of tmp_path/served/, and the paths it was asked for."""
+    served, asked = tmp_path / "served", []
+    served.mkdir()
+    source_tarball(served)
+
+    class Handler(SimpleHTTPRequestHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(served), **kwargs)
+
+        def log_message(self, *args: object) -> None:
+            asked.append(self.path)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", asked
+    server.shutdown()
+
+
+def test_a_tarball_url_is_downloaded_once_into_the_builds_dir(settings, tmp_path: Path, tarball_server) -> None:
+    settings.BUILDS_DIR = tmp_path / "builds"
+    url, asked = tarball_server
+    add_source_build("by-url", "--tarball", f"{url}/fakepg-{VERSION}.tar.gz")
+    add_source_build("by-url", "--tarball", f"{url}/fakepg-{VERSION}.tar.gz", "--configure=--debug")
+    build = Build.objects.get(name="by-url")
+    assert build.archive_path == str(tmp_path / "builds" / "sources" / f"fakepg-{VERSION}.tar.gz")
+    assert build.source_url == f"{url}/fakepg-{VERSION}.tar.gz" and build.version == VERSION
+    assert len(asked) == 1
+    with pytest.raises(CommandError, match="cannot download .*404"):
+        add_source_build("gone", "--tarball", f"{url}/postgresql-9.6.24.tar.bz2")
+    assert not Build.objects.filter(name="gone").exists()
