@@ -63,8 +63,11 @@ def removed_after(path: str) -> Iterator[None]:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def bench_spec(host: HostSpec, options: argparse.Namespace, **collect: bool) -> TrialSpec:
-    build = BuildSpec(name="bench-pg", kind="installed", bin_dir=options.bin_dir)
+def bench_spec(
+    host: HostSpec, options: argparse.Namespace, build: BuildSpec | None = None, **collect: bool
+) -> TrialSpec:
+    """The trial of the options, on options.bin_dir's installed build unless another build is given."""
+    build = build or BuildSpec(name="bench-pg", kind="installed", bin_dir=options.bin_dir)
     scenario = ScenarioSpec(slug=f"pgbench-{options.builtin}", builtin=options.builtin, prewarm=Prewarm.TRIAL)
     return TrialSpec(
         trial_id=1,

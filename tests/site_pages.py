@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from benchdash.changes.models import Bisect
+from benchdash.inventory.models import Build
 from benchdash.studies.evidence.store import evidence_refresh
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.seed_data import FINDINGS
@@ -40,6 +41,7 @@ def site_with_everything() -> tuple[dict[str, str], User]:
     call_command("load_presets", stdout=io.StringIO())
     published = Study.objects.filter(kind=Study.Kind.PUBLISHED).order_by("-year").first()
     study, trial = _measured_study()
+    _patched_source_build()
     member = User.objects.create_superuser("walker", password="a-walker-passphrase-15")
     pages = {
         "trends": reverse("trends:index"),
@@ -73,6 +75,18 @@ def _published_with_findings() -> dict[str, str]:
 
 def _finding_sources() -> set[str]:
     return {finding.published_as for finding in FINDINGS}
+
+
+def _patched_source_build() -> None:
+    """A source build compiled once, with a patch, shown on the builds page with its configure line and compiler."""
+    BuildFactory(
+        version="9.6.24", name="9.6.24 with lock counters", kind=Build.Kind.SOURCE, bin_dir="",
+        archive_path="/var/lib/benchdash/builds/sources/postgresql-9.6.24.tar.bz2",
+        source_url="https://ftp.postgresql.org/pub/source/v9.6.24/postgresql-9.6.24.tar.bz2",
+        patches="/srv/patches/lwlock-counters.patch", configure_flags="--without-icu CFLAGS=-fcommon",
+        source_digest="0123456789abcdef" * 4, compiler="gcc (Debian 12.2.0-14) 12.2.0",
+        configure_line="./configure --prefix=/w/builds/src-0123456789abcdef --without-icu CFLAGS=-fcommon",
+    )  # fmt: skip
 
 
 def _measured_study() -> tuple[Study, Trial]:

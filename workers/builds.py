@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from workers import build_digest
+from workers import build_digest, source_build
 from workers.paths import unsafe_path_reason
 from workers.spec import BuildSpec
 from workers.transport import Transport
@@ -142,7 +142,26 @@ def install_build(transport: Transport, build: BuildSpec) -> InstalledBuild:
         return _use_installed(transport, build)
     if build.kind == "archive":
         return _install_archive(transport, build)
+    if build.kind == "source":
+        return _install_source(transport, build)
     raise BuildInstallError(f"build {build.name}: the worker cannot install a {build.kind!r} build")
+
+
+def _install_source(transport: Transport, build: BuildSpec) -> InstalledBuild:
+    """Compiled on the target once per digest of source + patches + options; used only while no other account may
+    write its files."""
+    ensure_private_work_dir(transport)
+    try:
+        root = source_build.install_source_build(transport, build)
+    except source_build.SourceBuildError as error:
+        raise BuildInstallError(str(error)) from error
+    _fingerprint, writable = build_digest.target_fingerprint(transport, root)
+    if writable:
+        raise BuildInstallError(
+            f"build {build.name} on {transport.host.name}: other accounts may write {', '.join(writable[:5])}"
+        )
+    bin_dir, lib_dir = posixpath.join(root, "bin"), posixpath.join(root, "lib")
+    return InstalledBuild(bin_dir, lib_dir, server_version(transport, bin_dir))
 
 
 def _use_installed(transport: Transport, build: BuildSpec) -> InstalledBuild:

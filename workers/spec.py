@@ -75,7 +75,8 @@ class HostSpec:
 
 @dataclass(frozen=True)
 class BuildSpec:
-    """A PostgreSQL build: installed bin directory, or an archive on the worker's machine."""
+    """A PostgreSQL build: installed bin directory, an archive on the worker's machine, or a source build (a tarball
+    on the worker in archive_path, or a git URL and ref; patches on the worker; see source_build.py)."""
 
     name: str
     kind: str  # "installed" | "archive" | "source"
@@ -83,6 +84,11 @@ class BuildSpec:
     bin_dir: str = ""
     archive_path: str = ""
     archive_integrity: str = ""  # "sha512-<base64>", recorded when the archive was fetched
+    source_url: str = ""
+    git_ref: str = ""
+    configure_flags: str = ""
+    patches: tuple[str, ...] = ()
+    source_digest: str = ""  # sha256 of source + patches + options, recorded when the source build was registered
 
 
 @dataclass(frozen=True)

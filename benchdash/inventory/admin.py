@@ -25,5 +25,7 @@ class HostAdmin(admin.ModelAdmin):
 class BuildAdmin(admin.ModelAdmin):
     list_display = ["name", "version", "kind", "bin_dir", "archive_path", "created_at"]
     list_filter = ["kind"]
-    search_fields = ["name", "version", "bin_dir", "notes"]
-    readonly_fields = ["version_sort", "created_at"]
+    search_fields = ["name", "version", "bin_dir", "source_url", "notes"]
+    # A source build's digest is taken from its files when it is saved (Build.clean); its configure line and compiler
+    # from a compile (`manage.py add_source_build --build-on`).
+    readonly_fields = ["version_sort", "source_digest", "configure_line", "compiler", "created_at"]

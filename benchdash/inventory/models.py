@@ -4,11 +4,13 @@ import re
 import uuid
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.validators import validate_host_address, validate_port, validate_target_path
-from workers.spec import HostSpec, spec_from_row
+from workers import source_build
+from workers.spec import BuildSpec, HostSpec, spec_from_row
 
 LOCAL_HOST_NAME = "local"
 
@@ -92,6 +94,11 @@ class Host(models.Model):
         """The engine's spec of the host as it is, its work dir whole: for reading its facts. A trial's spec is this
         installation's part of it (studies/lifecycle/specs.host_spec)."""
         return spec_from_row(HostSpec, self, installation="")
+
+    def installation_spec(self) -> HostSpec:
+        """The host as this installation sees it: its own part of the host's work dir, beside the host-wide lock that
+        other installations sharing the host take too (workers/host_lock.py)."""
+        return self.whole_spec().for_installation(Installation.current_token())
 
     @staticmethod
     def note_answered(name: str) -> None:
@@ -182,11 +189,37 @@ class Build(models.Model):
     version_sort = models.PositiveIntegerField(_("version order"), default=0, editable=False)
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     bin_dir = models.CharField(_("bin directory"), max_length=500, blank=True, validators=[validate_target_path])
-    archive_path = models.CharField(_("archive file"), max_length=500, blank=True)
+    archive_path = models.CharField(
+        _("archive file"),
+        max_length=500,
+        blank=True,
+        help_text=_("on the worker: the binary archive, or a source build's tarball"),
+    )
     archive_integrity = models.CharField(_("archive integrity"), max_length=200, blank=True)
-    source_url = models.CharField(_("source tarball or git URL"), max_length=500, blank=True)
+    source_url = models.CharField(
+        _("source tarball or git URL"),
+        max_length=500,
+        blank=True,
+        help_text=_("a source build: the git repository its ref is cloned from, or where its tarball came from"),
+    )
     git_ref = models.CharField(_("git ref"), max_length=100, blank=True)
-    configure_flags = models.CharField(_("configure flags"), max_length=500, blank=True)
+    configure_flags = models.CharField(
+        _("configure flags"),
+        max_length=500,
+        blank=True,
+        help_text=_("options for ./configure, e.g. --without-icu CFLAGS=-O2 (--prefix is set by benchdash)"),
+    )
+    patches = models.TextField(
+        _("patches"), blank=True, help_text=_("patch files on the worker, one a line, applied in order with patch -p1")
+    )
+    source_digest = models.CharField(
+        _("source digest"),
+        max_length=64,
+        blank=True,
+        help_text=_("sha256 of the source, the patches and the configure options: the build's cache name on targets"),
+    )
+    configure_line = models.TextField(_("configure line"), blank=True)
+    compiler = models.CharField(_("compiler"), max_length=300, blank=True)
     notes = models.TextField(_("notes"), blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
@@ -207,6 +240,24 @@ class Build(models.Model):
     @property
     def major(self) -> str:
         return major_version(self.version)
+
+    def patch_paths(self) -> tuple[str, ...]:
+        return tuple(line.strip() for line in self.patches.splitlines() if line.strip())
+
+    def spec(self) -> BuildSpec:
+        return spec_from_row(BuildSpec, self, patches=self.patch_paths())
+
+    def clean(self) -> None:
+        """A source build: its source, patches and options must be usable, and its digest is taken from them."""
+        if self.kind != self.Kind.SOURCE:
+            return
+        spec = self.spec()
+        if problem := source_build.source_problem(spec):
+            raise ValidationError(problem)
+        try:
+            self.source_digest = source_build.source_digest(spec)
+        except source_build.SourceBuildError as error:
+            raise ValidationError(str(error)) from error
 
 
 class Installation(models.Model):

@@ -8,20 +8,18 @@ the next one, and whether it reads the host's facts again.
 from django.db import connection
 from django.db.models import F
 
-from benchdash.inventory.models import Build, Host, Installation
+from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Attempt, Scenario, Study, Trial, Variant
 from workers.initdb_options import InitdbOptions
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec, spec_from_row
 
 
 def host_spec(host: Host) -> HostSpec:
-    """The host as this installation sees it: its own part of the host's work dir, beside the host-wide lock that
-    other installations sharing the host take too (workers/host_lock.py)."""
-    return host.whole_spec().for_installation(Installation.current_token())
+    return host.installation_spec()
 
 
 def build_spec(build: Build) -> BuildSpec:
-    return spec_from_row(BuildSpec, build)
+    return build.spec()
 
 
 def scenario_spec(scenario: Scenario) -> ScenarioSpec:
