@@ -19,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.studies.client_reach import client_reach_problems
+from benchdash.studies.contention import contention_note
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
 from benchdash.studies.validation import SEED_MAX, check_study
 from benchdash.studies.variant_checks import variant_problems
@@ -46,6 +47,9 @@ _SAVED_AS_IS = (
     "fillfactor",
     "keep_data",
     "seed",
+    "threads",
+    "pgbench_vacuum",
+    "pgbench_build",
 )
 
 
@@ -114,6 +118,9 @@ class StudyDesign:
     pg_settings: Mapping[str, str] = field(default_factory=dict)
     collectors: Collectors = Collectors()
     keep_data: bool = False
+    threads: str = ""
+    pgbench_vacuum: bool = False
+    pgbench_build: Build | None = None
 
     @classmethod
     def from_study(cls, study: Study, **changes: Any) -> StudyDesign:
@@ -142,6 +149,10 @@ class StudyDesign:
     def variants(self) -> list[Variant]:
         """The designed variants, unsaved and made afresh on each call (saving one sets its study)."""
         return design_variants(self.builds, self.baseline, self.vary, self.baseline_picks)
+
+    def contention_note(self) -> str | None:
+        """The note a TPC-B-like design with more clients than its scale carries (validation.contention_note)."""
+        return contention_note(self.scenarios, self.scale, self.client_levels)
 
     def values(self) -> dict[str, Any]:
         """The design by field name, as validation.check_study and the variant checks read a study."""
