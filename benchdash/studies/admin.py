@@ -146,6 +146,7 @@ VARIANT_FIELDS = (
     "wal_segment_mb",
     "locale",
     "encoding",
+    "wal_dir",
     "cpus",
     "fillfactor",
     "transactions",

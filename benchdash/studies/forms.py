@@ -81,7 +81,8 @@ class StudyForm(forms.Form):
         help_text=_(
             "One axis per line, crossed with the builds into variants: checksums=off,on; wal_segsize=16,64; "
             "locale=C,ja_JP.UTF-8; encoding=UTF8,EUC_JP; cpus=1,2; fillfactor=100,80; host=local,target2; "
-            "transactions=10,100 (pgbench -t); connect=off,on (pgbench -C); setting:shared_buffers=128MB,1GB. "
+            "transactions=10,100 (pgbench -t); connect=off,on (pgbench -C); wal_dir=pgdata,/mnt/wal (initdb -X); "
+            "setting:shared_buffers=128MB,1GB. "
             "Empty: the builds alone."
         ),
     )

@@ -1,6 +1,6 @@
-"""Issue 41, point 3, in the store: pgbench's threads as a rule or a number held to pgbench's rule, clients above the
-scale noted and never refused, pgbench without -n, and a build's own pgbench; each carried from the design to the
-saved study, its trials and the spec the engine gets."""
+"""Issue 41, points 3 and 5, in the store: pgbench's threads as a rule or a number held to pgbench's rule, clients
+above the scale noted and never refused, pgbench without -n, a build's own pgbench, and a WAL directory per variant;
+each carried from the design to the saved study, its trials and the spec the engine gets."""
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -12,6 +12,7 @@ from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.specs import trial_spec
 from benchdash.studies.models import Scenario
 from benchdash.studies.threads import thread_count, threads_choice
+from benchdash.studies.variant_design import Axis, parse_axis
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory
 
 pytestmark = pytest.mark.django_db
@@ -106,18 +107,45 @@ def test_the_study_s_choices_reach_its_trials_and_the_engine_s_spec(design):
         threads="2",
         pgbench_vacuum=True,
         pgbench_build=pgbench_build,
+        vary=(Axis("wal_dir", ("pgdata", "/mnt/wal")),),
     )
     study = services.study_create(design=chosen)
     services.study_enqueue(study=study)
 
     assert sorted({trial.threads for trial in study.trials.all()}) == [2]
-    spec = trial_spec(study.trials.first())
-    assert (spec.threads, spec.pgbench_vacuum) == (2, True)
+    assert sorted(study.variants.values_list("wal_dir", flat=True)) == ["", "/mnt/wal"]
+    spec = trial_spec(study.trials.filter(variant__wal_dir="/mnt/wal").first())
+    assert (spec.threads, spec.pgbench_vacuum, spec.initdb_options.wal_dir) == (2, True, "/mnt/wal")
     assert spec.pgbench_build is not None and spec.pgbench_build.bin_dir == "/usr/lib/postgresql/13/bin"
-    assert StudyDesign.from_study(study) == chosen.replace(client_host=design.db_host)
+    assert StudyDesign.from_study(study, vary=chosen.vary) == chosen.replace(client_host=design.db_host)
 
 
 def test_without_a_choice_each_scenario_s_rule_sets_the_threads(design):
     study = services.study_create(design=design.replace(client_levels=(2, 8)))
     services.study_enqueue(study=study)
     assert sorted({trial.threads for trial in study.trials.all()}) == [1, 4]  # the factory's scenario: half
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("wal_dir=relative/wal", "an absolute path of the DB host"),
+        ("wal_dir=/mnt/../etc", "an absolute path of the DB host"),
+        ("wal_dir=/mnt/wal dir", "an absolute path of the DB host"),
+        ("wal_dir=/", "an absolute path of the DB host"),
+    ],
+)
+def test_a_wal_dir_axis_takes_absolute_paths_or_pgdata_only(line, message):
+    with translation.override("en"), pytest.raises(ValidationError, match=message):
+        parse_axis(line)
+    assert parse_axis("wal_dir=pgdata,/mnt/wal/").values == ("pgdata", "/mnt/wal/")
+
+
+def test_a_wal_dir_inside_the_db_host_s_work_dir_is_refused(design):
+    inside = design.replace(vary=(Axis("wal_dir", ("/var/lib/benchdash/wal",)),))
+    assert problems_of(inside) == {
+        "vary": [
+            "PostgreSQL 15.4: the WAL directory /var/lib/benchdash/wal is inside the work dir of db "
+            "(/var/lib/benchdash)."
+        ]
+    }

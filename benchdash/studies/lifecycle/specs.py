@@ -65,7 +65,9 @@ def trial_spec(trial: Trial) -> TrialSpec:
         collect_facts=not known_facts,
         known_facts=known_facts,
         variant=variant.label,
-        initdb_options=InitdbOptions(variant.data_checksums, variant.wal_segment_mb, variant.locale, variant.encoding),
+        initdb_options=InitdbOptions(
+            variant.data_checksums, variant.wal_segment_mb, variant.locale, variant.encoding, variant.wal_dir
+        ),
         cpus=variant.cpus,
         transactions=variant.transactions,
         connect_each_transaction=variant.connect_each_transaction,

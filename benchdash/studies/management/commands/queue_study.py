@@ -113,7 +113,8 @@ class Command(BaseCommand):
             help="an axis and its values, crossed with the builds into variants (repeatable; with --preset, in place "
             "of the preset's axis of that name, its other axes kept): checksums=off,on "
             "cpus=1,2 fillfactor=100,80 host=local,target2 wal_segsize=16,64 locale=C,ja_JP.UTF-8 encoding=UTF8 "
-            "transactions=10,100 (-t) connect=off,on (-C) setting:shared_buffers=128MB,1GB",
+            "transactions=10,100 (-t) connect=off,on (-C) wal_dir=pgdata,/mnt/wal (initdb -X) "
+            "setting:shared_buffers=128MB,1GB",
         )
         parser.add_argument("--preset", default="", help="study preset slug: its design and procedure by default")
         parser.add_argument("--scenarios", default="", help="scenario slugs, e.g. pgecons-reference,pgecons-update")
