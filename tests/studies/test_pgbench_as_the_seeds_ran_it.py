@@ -11,6 +11,7 @@ from benchdash.studies.design import StudyDesign, design_problems_offline
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.specs import trial_spec
 from benchdash.studies.models import Scenario
+from benchdash.studies.procedure import scenario_procedures
 from benchdash.studies.threads import thread_count, threads_choice
 from benchdash.studies.variant_design import Axis, parse_axis
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory
@@ -117,6 +118,9 @@ def test_the_study_s_choices_reach_its_trials_and_the_engine_s_spec(design):
     spec = trial_spec(study.trials.filter(variant__wal_dir="/mnt/wal").first())
     assert (spec.threads, spec.pgbench_vacuum, spec.initdb_options.wal_dir) == (2, True, "/mnt/wal")
     assert spec.pgbench_build is not None and spec.pgbench_build.bin_dir == "/usr/lib/postgresql/13/bin"
+    with translation.override("en"):
+        steps = {step.name: step.value for step in scenario_procedures(study, study.scenarios.all())[0].steps}
+    assert steps["threads (-j)"] == "2"  # the study's page lists the study's choice, not the scenario's rule
     assert StudyDesign.from_study(study, vary=chosen.vary) == chosen.replace(client_host=design.db_host)
 
 
