@@ -277,6 +277,15 @@ def link_shared_libraries(transport: Transport, lib_dir: str) -> dict[str, str]:
     return links
 
 
+def build_pgbench(transport: Transport, build: BuildSpec) -> str:
+    """The build's own pgbench on this host, the build checked and installed there as for a server; BuildInstallError
+    when it ships none (an npm archive holds no pgbench)."""
+    pgbench = install_build(transport, build).tool("pgbench")
+    if not transport.exists(pgbench):
+        raise BuildInstallError(f"build {build.name} ships no pgbench on {transport.host.name}: {pgbench} is missing")
+    return pgbench
+
+
 def find_client_tool(transport: Transport, name: str, installed: InstalledBuild | None = None) -> str:
     """Where `name` (pgbench, psql) lives on the target.
 

@@ -40,6 +40,7 @@ from workers.repeating_failure import REPEATS, repeating_cause
 from workers.settings_catalog import PG_SETTINGS_SQL, SettingsCatalog, catalog_from_pg_settings
 from workers.settings_rules import study_settings_refusals
 from workers.transport import Transport
+from workers.wal_dir import check_wal_dir, cluster_wal_dir
 
 SUPERUSER = "postgres"
 DBNAME = "postgres"
@@ -132,18 +133,27 @@ class Cluster:
     def initdb(self) -> None:
         """A new, empty data directory (whatever was there is removed)."""
         self.stop()
-        self.transport.run_long(["rm", "-rf", self.data_dir], name="remove-data", timeout=3600)
+        wal_args = self._wal_dir_args()
+        self.transport.run_long(["rm", "-rf", self.data_dir, *wal_args[1:]], name="remove-data", timeout=3600)
         self.transport.run(["sh", "-c", 'umask 077 && mkdir -p -- "$1"', "sh", self.cluster_dir])
         # A new password for every new data directory; initdb reads it from the file, never from argv.
         self.transport.put_bytes(f"{secrets.token_urlsafe(24)}\n".encode(), self.password_path, mode=0o600)
         argv = [self.installed.tool("initdb"), "-D", self.data_dir, "-U", self.user, f"--pwfile={self.password_path}"]
-        argv += ["--auth-local=peer", "--auth-host=scram-sha-256", *self._initdb_option_args(), "--no-sync"]
+        argv += ["--auth-local=peer", "--auth-host=scram-sha-256", *self._initdb_option_args(), *wal_args, "--no-sync"]
         self._run(argv, timeout=600, what="initdb", long="initdb")
         self.transport.put_bytes(b"", posixpath.join(self.data_dir, SETTINGS_FILE), mode=0o600)
         self._put_last("postgresql.conf", INCLUDE_BLOCK)
         os_user = self.transport.run(["id", "-un"], timeout=60).text.strip()
         ident = ident_lines(IDENT_MAP, os_user, self.user).encode()
         self.transport.put_bytes(ident, self._file("pg_ident.conf"), 0o600)
+
+    def _wal_dir_args(self) -> list[str]:
+        """initdb -X and the cluster's own WAL directory under the variant's, checked first (workers/wal_dir.py);
+        none without one."""
+        if not self.initdb_options.wal_dir:
+            return []
+        check_wal_dir(self.transport, self.initdb_options.wal_dir, self.data_dir)
+        return ["-X", cluster_wal_dir(self.initdb_options.wal_dir, self.cluster_dir)]
 
     def _initdb_option_args(self) -> list[str]:
         """The variant's options as initdb arguments, checked against this build's `initdb --help` when it has any."""

@@ -4,6 +4,7 @@ arguments, checked against what the build's own initdb knows (`initdb --help`) b
 Without options a cluster is made as before variants: UTF8, no locale, checksums as initdb's default.
 """
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -19,12 +20,14 @@ class InitdbOptionUnknown(ValueError):
 
 @dataclass(frozen=True)
 class InitdbOptions:
-    """None and "": initdb's default (checksums) or benchdash's (UTF8, no locale)."""
+    """None and "": initdb's default (checksums) or benchdash's (UTF8, no locale). wal_dir: a directory of the DB
+    host under which each cluster keeps its WAL (initdb -X, workers/wal_dir.py); "": inside the data directory."""
 
     data_checksums: bool | None = None
     wal_segment_mb: int | None = None
     locale: str = ""
     encoding: str = ""
+    wal_dir: str = ""
 
     @property
     def tag(self) -> str:
@@ -38,6 +41,8 @@ class InitdbOptions:
             parts.append(f"l{self.locale}")
         if self.encoding:
             parts.append(f"e{self.encoding}")
+        if self.wal_dir:  # a path is no directory name: its digest tells two WAL directories apart
+            parts.append(f"x{hashlib.sha256(self.wal_dir.encode()).hexdigest()[:8]}")
         return "-".join(parts)
 
 

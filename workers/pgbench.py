@@ -45,9 +45,11 @@ def pgbench_command(
     progress_s: int = 1,
     transactions: int | None = None,
     connect_each_transaction: bool = False,
+    vacuum: bool = False,
 ) -> list[str]:
-    """The argv of one measured run: always -n (the runner vacuums itself), -P for the progress curve; -t N
-    (transactions per client) instead of -T when given, and -C for a new connection per transaction.
+    """The argv of one measured run: -n (the runner vacuums itself) unless pgbench is to vacuum its tables first
+    (`vacuum`, as seed 003 ran it), -P for the progress curve; -t N (transactions per client) instead of -T when
+    given, and -C for a new connection per transaction.
 
     A custom script gets -f FILE and an explicit -s SCALE: pgbench reads the scale from pgbench_branches
     only for built-in scripts, and the seeds' scripts use :scale. A built-in script gets -b NAME.
@@ -56,7 +58,7 @@ def pgbench_command(
         raise ValueError(f"clients, threads and duration must be positive: {clients}, {threads}, {duration_s}")
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown pgbench protocol {protocol!r}")
-    argv = [pgbench, "-h", host, "-p", str(port), "-U", user, "-n"]
+    argv = [pgbench, "-h", host, "-p", str(port), "-U", user, *([] if vacuum else ["-n"])]
     length = ["-t", str(int(transactions))] if transactions else ["-T", str(duration_s)]
     argv += ["-c", str(clients), "-j", str(threads), *length, "-M", protocol]
     if connect_each_transaction:

@@ -38,7 +38,14 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import partial
 
-from workers.builds import InstalledBuild, configure_options, find_client_tool, install_build, server_symbols
+from workers.builds import (
+    InstalledBuild,
+    build_pgbench,
+    configure_options,
+    find_client_tool,
+    install_build,
+    server_symbols,
+)
 from workers.cluster import Cluster
 from workers.collectors import (
     Collector,
@@ -277,7 +284,11 @@ class TrialRun:
                 transport.run(["sh", "-c", 'rm -rf -- "$1" && mkdir -p -- "$1"', "sh", self.trial_dir(transport)])
 
     def find_pgbench(self) -> None:
-        """On the DB host, the build's own pgbench where it ships one (a source build); else the host's."""
+        """The study's build's own pgbench, installed on the pgbench host, when it names one; else on the DB host the
+        DB build's own where it ships one (an installed build), else the host's."""
+        if self.spec.pgbench_build is not None:
+            self.pgbench = build_pgbench(self.client, self.spec.pgbench_build)
+            return
         self.pgbench = find_client_tool(self.client, "pgbench", self.built() if self.same_host else None)
 
     def pgbench_argv(self) -> list[str]:
@@ -302,6 +313,7 @@ class TrialRun:
             protocol=spec.scenario.protocol,
             transactions=spec.transactions,
             connect_each_transaction=spec.connect_each_transaction,
+            vacuum=spec.pgbench_vacuum,
         )
         self.outcome.command = shlex.join(argv)
         return argv

@@ -154,6 +154,10 @@ class TrialSpec:
     cpus: int | None = None
     transactions: int | None = None
     connect_each_transaction: bool = False
+    # pgbench without -n (it vacuums its tables before the run), and the build whose own pgbench runs, installed on
+    # the pgbench host (None: the host's pgbench; on the DB host, the DB build's own where it ships one).
+    pgbench_vacuum: bool = False
+    pgbench_build: BuildSpec | None = None
 
 
 @dataclass

@@ -134,7 +134,8 @@ def stop_leftover_servers(
 def _ready_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, have_data: bool, reset_method: str) -> None:
     """Step 3 of prepare_cluster; every server on the target is stopped when this begins. Data being made
     or reset has no marker until it is whole: a reset cut short (a cancel, a lost worker) is never taken as good."""
-    restore = reset_method == "restore"
+    # A copy of data whose WAL lives elsewhere would copy only the link to it (workers/wal_dir.py): rebuilt instead.
+    restore = reset_method == "restore" and not spec.initdb_options.wal_dir
     if not have_data:
         pristine = pristine_for(cluster.transport, spec, cluster.installed) if restore else None
         _create_data(

@@ -20,6 +20,7 @@ from workers.cluster import MARKER_FILE
 from workers.postmaster import socket_dir_for
 from workers.pristine import KEY_FILE, PRISTINE_DIR
 from workers.transport import Transport
+from workers.wal_dir import wal_link_target
 
 logger = logging.getLogger(__name__)
 KIB = 1024
@@ -140,13 +141,15 @@ def _marker_study(text: str) -> int | None:
 
 
 def remove_clusters(transport: Transport, clusters: Iterable[ClusterOnHost]) -> list[str]:
-    """Stop the server of each cluster, then remove its dir (and its socket dir when that is in /tmp).
+    """Stop the server of each cluster, then remove its dir (and its socket dir when that is in /tmp, and its own WAL
+    directory when it has one elsewhere, workers/wal_dir.py).
     Returns the paths removed; one that could not be (a file the account may not delete) stays, and the rest go."""
     removed = []
     for cluster in clusters:
         transport.run(["sh", "-c", _STOP_SCRIPT, "sh", posixpath.join(cluster.path, "data")], timeout=180)
         socket_dir = socket_dir_for(cluster.path)
         outside = [socket_dir] if not socket_dir.startswith(cluster.path + "/") else []
+        outside += filter(None, [wal_link_target(transport, posixpath.join(cluster.path, "data"))])
         result = transport.run(["rm", "-rf", "--", cluster.path, *outside], timeout=600, check=False)
         if result.ok:
             removed.append(cluster.path)

@@ -14,6 +14,7 @@ from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumb
 from benchdash.studies.models import Artifact, Attempt, Scenario, Study, StudyPreset, Trial, TrialEvidence, Variant
 from benchdash.studies.pg_settings import every_major_problems
 from benchdash.studies.results.store import points_refresh_keys, trial_point_keys
+from benchdash.studies.threads import threads_choice
 from benchdash.studies.validation import check_study
 from benchdash.studies.variant_checks import variant_problems
 
@@ -56,6 +57,9 @@ class StudyAdminForm(forms.ModelForm):
             "duration_s",
             "scale",
             "fillfactor",
+            "threads",
+            "pgbench_vacuum",
+            "pgbench_build",
             "pg_settings",
             "collect_sar",
             "collect_perf",
@@ -65,6 +69,9 @@ class StudyAdminForm(forms.ModelForm):
             "notes",
             "conclusions",
         ]
+
+    def clean_threads(self) -> str:
+        return threads_choice(self.cleaned_data.get("threads") or "")
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -139,6 +146,7 @@ VARIANT_FIELDS = (
     "wal_segment_mb",
     "locale",
     "encoding",
+    "wal_dir",
     "cpus",
     "fillfactor",
     "transactions",

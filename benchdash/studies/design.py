@@ -19,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.studies.client_reach import client_reach_problems
+from benchdash.studies.contention import contention_note
 from benchdash.studies.host_comparison import host_order_problems
 from benchdash.studies.models import HostOrder, Statistic
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
@@ -51,6 +52,9 @@ _SAVED_AS_IS = (
     "seed",
     "preset",
     "statistic",
+    "threads",
+    "pgbench_vacuum",
+    "pgbench_build",
 )
 
 
@@ -123,6 +127,9 @@ class StudyDesign:
     preset: StudyPreset | None = None  # the seeds' design it was made from, what the quality gate holds it against
     # What the study reports of each cell's runs, as its seed states it: the median, or the mean (seeds 002, 003).
     statistic: str = Statistic.MEDIAN
+    threads: str = ""
+    pgbench_vacuum: bool = False
+    pgbench_build: Build | None = None
 
     @classmethod
     def from_study(cls, study: Study, **changes: Any) -> StudyDesign:
@@ -151,6 +158,10 @@ class StudyDesign:
     def variants(self) -> list[Variant]:
         """The designed variants, unsaved and made afresh on each call (saving one sets its study)."""
         return design_variants(self.builds, self.baseline, self.vary, self.baseline_picks)
+
+    def contention_note(self) -> str | None:
+        """The note a TPC-B-like design with more clients than its scale carries (validation.contention_note)."""
+        return contention_note(self.scenarios, self.scale, self.client_levels)
 
     def values(self) -> dict[str, Any]:
         """The design by field name, as validation.check_study and the variant checks read a study."""

@@ -20,6 +20,7 @@ from benchdash.studies.power_preview import preview_power
 from benchdash.studies.preset_fill import preset_fills, preset_values
 from benchdash.studies.results.sequential import Design
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
+from benchdash.studies.threads import threads_choice
 from benchdash.studies.validation import (
     SCALE_MAX,
     SEED_MAX,
@@ -81,7 +82,8 @@ class StudyForm(forms.Form):
             "One axis per line, crossed with the builds into variants: checksums=off,on; wal_segsize=16,64; "
             "locale=C,ja_JP.UTF-8; encoding=UTF8,EUC_JP; cpus=1,2; fillfactor=100,80; host=local,target2; "
             "transactions=10,100 (pgbench -t); connect=off,on (pgbench -C); load=alone,at_once (with host=: each "
-            "trial alone, or at the same moment on every DB host); setting:shared_buffers=128MB,1GB. "
+            "trial alone, or at the same moment on every DB host); wal_dir=pgdata,/mnt/wal (initdb -X); "
+            "setting:shared_buffers=128MB,1GB. "
             "Empty: the builds alone."
         ),
     )
@@ -162,6 +164,30 @@ class StudyForm(forms.Form):
         required=False,
         help_text=_("Only for scenarios that set one (the update scenario: 80). Empty: the scenario's own."),
     )
+    threads = forms.CharField(
+        label=_("threads (-j)"),
+        required=False,
+        max_length=8,
+        help_text=_(
+            "pgbench's -j for every run: half (clients / 2), same (as the clients), one, or a number such as 32. "
+            "pgbench needs the clients to be a multiple of the threads. Empty: each scenario's rule."
+        ),
+    )
+    pgbench_vacuum = forms.BooleanField(
+        label=_("pgbench vacuums before each run (no -n)"),
+        required=False,
+        help_text=_("Off: pgbench runs with -n and benchdash does the vacuuming the scenario asks for."),
+    )
+    pgbench_build = forms.ModelChoiceField(
+        label=_("pgbench of the build"),
+        queryset=Build.objects.all(),
+        required=False,
+        help_text=_(
+            "The pgbench that runs: this installed build's own, found on the pgbench host at the build's bin "
+            "directory (pgbench before 14 also prints TPS including connection establishment). Empty: the pgbench "
+            "host's."
+        ),
+    )
     settings_preset = forms.ModelChoiceField(
         label=_("postgresql.conf from a preset"), queryset=StudyPreset.objects.all(), required=False
     )
@@ -199,6 +225,8 @@ class StudyForm(forms.Form):
         # Published figures stay valid choices so that picking one is refused with a reason, but are not offered.
         self.fields["builds"].widget.choices = [(build.pk, build_label(build)) for build in runnable]
         self.fields["baseline"].widget.choices = [("", "---------")] + [(build.pk, build.name) for build in runnable]
+        installed = runnable.filter(kind=Build.Kind.INSTALLED)
+        self.fields["pgbench_build"].widget.choices = [("", "---------")] + [(b.pk, b.name) for b in installed]
 
     def clean_minors(self) -> str:
         text = self.cleaned_data.get("minors", "").strip()
@@ -214,6 +242,9 @@ class StudyForm(forms.Form):
                 % {"range": text}
             )
         return text
+
+    def clean_threads(self) -> str:
+        return threads_choice(self.cleaned_data.get("threads", ""))
 
     def clean_threshold(self) -> float:
         return threshold_fraction(self.cleaned_data.get("threshold"))
@@ -264,6 +295,9 @@ class StudyForm(forms.Form):
             keep_data=data["keep_data"],
             seed=data["seed"],
             preset=data.get("client_preset"),
+            threads=data["threads"],
+            pgbench_vacuum=data["pgbench_vacuum"],
+            pgbench_build=data.get("pgbench_build"),
         )
 
     def preset_defaults(self) -> dict[int, dict[str, str]]:
@@ -308,6 +342,7 @@ class StudyForm(forms.Form):
             **self._at_the_cap(),
             "power": self._power(),
             "threshold_percent": f"{self.cleaned_data.get('threshold', DEFAULT_THRESHOLD) * 100:g}",
+            "contention": self.design().contention_note(),
         }
 
     def _power(self) -> list[Any]:
@@ -342,6 +377,9 @@ def design_initial(design: StudyDesign) -> dict[str, Any]:
         "collect_wait_events": design.collectors.wait_events,
         "keep_data": design.keep_data,
         "client_preset": design.preset.pk if design.preset else None,
+        "threads": design.threads,
+        "pgbench_vacuum": design.pgbench_vacuum,
+        "pgbench_build": design.pgbench_build.pk if design.pgbench_build else None,
     }
     hosts = {"db_host": design.db_host, "client_host": design.client_host}
     return initial | {name: host.pk for name, host in hosts.items() if host}
@@ -392,7 +430,11 @@ def _as_cleaned(value: Any) -> Any:
     return value
 
 
-_CONVERTED: dict[str, Callable[[Any], Any]] = {"threshold": threshold_fraction, "vary": _axes}
+_CONVERTED: dict[str, Callable[[Any], Any]] = {
+    "threshold": threshold_fraction,
+    "vary": _axes,
+    "threads": threads_choice,
+}
 
 
 def _with_minors(data: QueryDict) -> None:

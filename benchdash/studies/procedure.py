@@ -57,7 +57,7 @@ def _scenario_steps(study: Study, scenario: Scenario) -> list[Step]:
     if scenario.reset_vacuum_full:
         reset += "; " + _("then VACUUM FULL, CHECKPOINT, ANALYZE")
     return [
-        Step(_("threads (-j)"), str(scenario.get_thread_rule_display())),
+        Step(_("threads (-j)"), study.threads_text if study.threads else str(scenario.get_thread_rule_display())),
         Step(_("prewarm (pg_prewarm)"), str(scenario.get_prewarm_display())),
         Step(_("fillfactor"), str(fillfactor) if fillfactor else _("100 (pgbench's default)")),
         Step(_("data rebuilt"), reset),

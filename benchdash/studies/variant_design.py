@@ -4,10 +4,12 @@ and `queue_study --vary`), crossed with the chosen builds into unsaved Variant r
 Axes: checksums=off,on; wal_segsize=16,64 (MB); locale=C,ja_JP.UTF-8; encoding=UTF8,EUC_JP; cpus=1,2;
 fillfactor=100,80; host=local,target2; transactions=10,100 (pgbench -t); connect=off,on (pgbench -C);
 load=alone,at_once (with host=: each trial alone, or at the same moment on every DB host);
+wal_dir=pgdata,/mnt/wal (initdb -X: the WAL under a directory of the DB host; pgdata: inside the data directory);
 setting:NAME=value,value (a postgresql.conf setting on top of the study's).
 """
 
 import itertools
+import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +27,8 @@ _SWITCH = {"off": False, "on": True}
 _LOCALE_RE = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
 _ENCODING_RE = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _SETTING_NAME_RE = re.compile(r"[a-z_][a-z0-9_.]{0,62}")
+_WAL_DIR_RE = re.compile(r"/[A-Za-z0-9_./-]{1,250}")
+IN_PGDATA = "pgdata"
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,17 @@ def _load(value: str) -> str:
     return value
 
 
+def _wal_dir(value: str) -> str:
+    """An absolute path of the DB host, normalized; "pgdata": the WAL inside the data directory (initdb's default).
+    Whether the host has it, and whose it is, the engine checks there (workers/wal_dir.py)."""
+    if value == IN_PGDATA:
+        return ""
+    if not _WAL_DIR_RE.fullmatch(value) or ".." in value.split("/") or posixpath.normpath(value) == "/":
+        message = _("%(value)s: an absolute path of the DB host (letters, digits and / . _ - only, no ..), or pgdata.")
+        raise ValidationError(message, params={"value": value})
+    return posixpath.normpath(value)
+
+
 def _host(value: str) -> Host:
     host = Host.objects.filter(name=value).first()
     if host is None:
@@ -86,6 +101,7 @@ _FIELDS: dict[str, tuple[str, Any]] = {
     "transactions": ("transactions", lambda value: _whole(value, 1, 10**9)),
     "connect": ("connect_each_transaction", _switch),
     "load": ("load", _load),
+    "wal_dir": ("wal_dir", _wal_dir),
 }
 
 

@@ -34,6 +34,13 @@ def test_the_command_never_vacuums_and_reports_progress_every_second():
     assert option_value(argv, "-P") == "1"
 
 
+def test_pgbench_vacuums_first_only_when_asked_as_seed_003_ran_it():
+    argv = pgbench_command(**COMMON, builtin="tpcb-like", script_path=None, scale=None, vacuum=True)
+
+    assert "-n" not in argv
+    assert argv[:9] == [COMMON["pgbench"], "-h", "10.0.0.5", "-p", "5433", "-U", "bench", "-c", "64"]
+
+
 def test_clients_threads_duration_and_protocol_are_passed_as_given():
     argv = pgbench_command(**{**COMMON, "protocol": "prepared"}, builtin="select-only", script_path=None, scale=None)
 

@@ -170,13 +170,14 @@ def closed(settings, db: None) -> dict[str, int]:
 
 
 def every_page(ids: dict[str, int]) -> list[str]:
-    """Every URL the site answers, but the admin's (it has its own login) and the login pages."""
+    """Every URL the site answers, but the admin's (it has its own login), the login pages and the icon (a static
+    file's address, tests/pages/test_favicon.py)."""
     from benchdash import urls
 
     found = []
     for pattern in _patterns(urls.urlpatterns):
         route = str(pattern)
-        if route.startswith(("admin/", "accounts/login", "i18n/")):
+        if route.startswith(("admin/", "accounts/login", "i18n/", "favicon.ico")):
             continue
         for name, value in (("<int:pk>", ids["trial"] if "trials/" in route else ids["study"]),):
             route = route.replace(name, str(ids["host"] if route.startswith("hosts/") else value))

@@ -68,6 +68,9 @@ def test_it_queues_every_build_with_adaptive_repetitions_and_a_threshold(local_r
         (["--duration", "86400"], "At most 3000 s"),
         (["--seed", "2147483648"], "2147483647"),
         (["--scale", "１"], "digits 0 to 9"),
+        (["--clients", "8,12", "--threads", "8"], "-j 8 at 12 clients: pgbench needs at least as many clients"),
+        (["--threads", "quarter"], "quarter: write half, same"),
+        (["--pgbench-build", "9.1"], "no registered build named or of major '9.1'"),
     ],
 )
 @REFUSED

@@ -52,6 +52,9 @@ def form_design(rows) -> StudyDesign:
             "collect_sar": "on",
             "collect_wait_events": "on",
             "seed": "5",
+            "threads": "half",
+            "pgbench_vacuum": "on",
+            "pgbench_build": rows["new"].pk,
         }
     )
     assert form.is_valid(), form.errors
@@ -68,8 +71,10 @@ def test_the_form_and_queue_study_build_the_same_design_for_the_same_study(rows)
         *("--scenarios", "ref", "--clients", "1,16", "--repetitions", "3", "--max-repetitions", "6"),
         *("--threshold", "1.5", "--duration", "60", "--scale", "16", "--setting", "work_mem=8MB"),
         *("--seed", "5", "--title", "same", "--year", "2026", "--statistic", "mean"),
+        *("--threads", "half", "--pgbench-vacuum", "--pgbench-build", "PostgreSQL 15.5"),
     )
     assert in_id_order(queued) == in_id_order(form_design(rows))
+    assert (queued.threads, queued.pgbench_vacuum, queued.pgbench_build) == ("half", True, rows["new"])
     assert queued.threshold == 0.015 and queued.collectors.wait_events and not queued.collectors.perf
 
 

@@ -39,13 +39,13 @@ def test_a_design_that_fits_its_host_has_no_problems(design):
 
 
 def test_each_problem_is_keyed_by_the_field_it_is_about(design):
-    crowded = design.replace(client_levels=(1, 16), max_repetitions=3)
+    crowded = design.replace(client_levels=(1, 16), max_repetitions=3, threads="4")
     with translation.override("en"):
         problems = messages(design_problems(crowded, {"memory_bytes": 16 * GIB, "disk_free_bytes": 100 * GIB}))
     assert problems == {
-        "scale": [
-            "TPC-B-like needs a scale of at least the largest client count (16): with fewer branches the clients "
-            "wait on each other's branch row."
+        "threads": [
+            "-j 4 at 1 clients: pgbench needs at least as many clients as threads, and the clients a multiple of the "
+            "threads."
         ],
         "max_repetitions": ["More than the planned repetitions, or empty (off)."],
     }

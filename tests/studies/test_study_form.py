@@ -175,10 +175,17 @@ def test_it_refuses_each_bad_value_at_its_field_and_saves_nothing(client, member
     assert Study.objects.count() == 0 and Trial.objects.count() == 0
 
 
-def test_it_refuses_a_scale_below_the_largest_client_count_for_tpcb(client, member, setup_rows):
-    response = post(client, valid_data(setup_rows, scenarios=[setup_rows["tpcb"].pk], client_levels="1,4", scale="2"))
-    assert "at least the largest client count (4)" in " ".join(response.context["form"].errors["scale"])
-    assert Study.objects.count() == 0
+def test_it_queues_tpcb_with_more_clients_than_the_scale_and_notes_the_contention(client, member, setup_rows):
+    data = valid_data(setup_rows, scenarios=[setup_rows["tpcb"].pk], client_levels="1,4", scale="2")
+    preview = post(client, data, action="preview")
+    assert "TPC-B-like at 4 clients on scale 2" in preview.context["preview"]["contention"]
+    assert b'data-preview="contention"' in preview.content
+
+    post(client, data)
+    study = Study.objects.get()
+    page = client.get(reverse("studies:detail", args=[study.pk]))
+    assert b'data-study="contention"' in page.content
+    assert "more clients than branches" in page.content.decode()
 
 
 def test_it_refuses_a_published_build(client, member, setup_rows):

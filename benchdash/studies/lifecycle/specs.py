@@ -30,7 +30,7 @@ def trial_spec(trial: Trial) -> TrialSpec:
     """The plain data the engine runs from; a retried attempt starts from fresh data and reads the facts again.
     The trial's variant (if it has one) gives its host, cluster options, settings on top of the study's,
     fillfactor, CPUs and workload."""
-    related = ("study__db_host", "study__client_host", "host", "build", "scenario", "variant")
+    related = ("study__db_host", "study__client_host", "study__pgbench_build", "host", "build", "scenario", "variant")
     trial = Trial.objects.select_related(*related).get(pk=trial.pk)
     study: Study = trial.study
     variant = trial.variant or Variant(label=trial.build.name)
@@ -63,10 +63,14 @@ def trial_spec(trial: Trial) -> TrialSpec:
         collect_facts=not known_facts,
         known_facts=known_facts,
         variant=variant.label,
-        initdb_options=InitdbOptions(variant.data_checksums, variant.wal_segment_mb, variant.locale, variant.encoding),
+        initdb_options=InitdbOptions(
+            variant.data_checksums, variant.wal_segment_mb, variant.locale, variant.encoding, variant.wal_dir
+        ),
         cpus=variant.cpus,
         transactions=variant.transactions,
         connect_each_transaction=variant.connect_each_transaction,
+        pgbench_vacuum=study.pgbench_vacuum,
+        pgbench_build=build_spec(study.pgbench_build) if study.pgbench_build else None,
     )
 
 

@@ -5,6 +5,7 @@ from django.db import models
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from benchdash.studies.threads import thread_count
 from workers.spec import Prewarm, Reset, RunOrder
 
 RESET_LABELS = {Reset.ONCE: _("once per study"), Reset.ROUND: _("every round"), Reset.TRIAL: _("every trial")}
@@ -104,11 +105,7 @@ class Scenario(models.Model):
         return (chosen or self.fillfactor) if self.fillfactor else None
 
     def threads_for(self, clients: int) -> int:
-        if self.thread_rule == self.ThreadRule.ONE:
-            return 1
-        if self.thread_rule == self.ThreadRule.SAME:
-            return clients
-        return max(1, clients // 2)
+        return thread_count(self.thread_rule, clients)
 
 
 class HostOrder(models.TextChoices):

@@ -12,11 +12,13 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
+from benchdash.studies.contention import contention_note
 from benchdash.studies.lifecycle.plan import PlannedTrial
 from benchdash.studies.models.failure import failure_kind_field
 from benchdash.studies.models.scenario import RUN_ORDER_LABELS, HostOrder, Scenario
 from benchdash.studies.results.sequential import Design
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
+from benchdash.studies.threads import thread_count, threads_text
 from workers.spec import RunOrder
 
 
@@ -117,6 +119,21 @@ class Study(models.Model):
     duration_s = models.PositiveIntegerField(_("duration (s)"), default=60)
     scale = models.PositiveIntegerField(_("scale"), default=1)
     fillfactor = models.PositiveSmallIntegerField(_("fillfactor"), null=True, blank=True)
+    # pgbench's -j for every trial (studies/threads.py): "" each scenario's rule, else a rule or a number.
+    threads = models.CharField(_("threads (-j)"), max_length=8, blank=True, default="")
+    # Off: pgbench -n, benchdash vacuums itself. On: pgbench vacuums its tables before each run (no -n), as seed 003
+    # ran it.
+    pgbench_vacuum = models.BooleanField(_("pgbench vacuums before each run (no -n)"), default=False)
+    # Whose pgbench runs: empty, the pgbench host's (on the DB host, the DB build's own where it ships one); else
+    # this build's own pgbench, installed on the pgbench host (pgbench before 14 prints TPS including connections).
+    pgbench_build = models.ForeignKey(
+        Build,
+        verbose_name=_("pgbench of the build"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
     pg_settings = models.JSONField(_("postgresql.conf settings"), default=dict, blank=True)
     collect_sar = models.BooleanField(_("collect sar"), default=True)
     collect_perf = models.BooleanField(_("collect perf"), default=False)
@@ -235,7 +252,7 @@ class Study(models.Model):
                 scenario_id=trial.scenario_id,
                 host_id=hosts.get(trial.variant_id or 0) or self.db_host_id,
                 clients=trial.clients,
-                threads=scenarios[trial.scenario_id].threads_for(trial.clients),
+                threads=self.threads_for(scenarios[trial.scenario_id], trial.clients),
                 repetition=trial.repetition,
                 position=trial.position,
                 reset_data=trial.reset_data,
@@ -244,6 +261,19 @@ class Study(models.Model):
             for trial in planned
         )
         return len(trials)
+
+    def threads_for(self, scenario: Scenario, clients: int) -> int:
+        """pgbench's -j for a run of the scenario at these clients: the study's choice, else the scenario's rule."""
+        return thread_count(self.threads, clients) if self.threads else scenario.threads_for(clients)
+
+    @property
+    def threads_text(self) -> str:
+        return threads_text(self.threads)
+
+    @property
+    def contention_note(self) -> str | None:
+        """What a TPC-B-like study with more clients than its scale measures too (studies/contention.py)."""
+        return contention_note(self.scenarios.all(), self.scale, self.client_levels)
 
     def mark_official(self, official: bool, *, by: Any = None, reason: str = "") -> bool:
         """Include the study in the trends (official) or take it out; False when it still runs (its figures

@@ -65,6 +65,9 @@ class Variant(models.Model):
     )
     locale = models.CharField(_("locale"), max_length=64, blank=True)
     encoding = models.CharField(_("encoding"), max_length=32, blank=True)
+    # initdb -X: a directory of the DB host under which each cluster keeps its WAL (workers/wal_dir.py), as seed 001
+    # kept WAL on its own partition; empty: inside the data directory.
+    wal_dir = models.CharField(_("WAL directory (initdb -X)"), max_length=300, blank=True)
     # postgresql.conf settings on top of the study's (a setting named in both takes this value).
     pg_settings = models.JSONField(_("postgresql.conf settings"), default=dict, blank=True)
     fillfactor = models.PositiveSmallIntegerField(
@@ -112,6 +115,7 @@ class Variant(models.Model):
         "wal_segment_mb",
         "locale",
         "encoding",
+        "wal_dir",
         "pg_settings",
         "fillfactor",
         "cpus",

@@ -113,7 +113,8 @@ class Command(BaseCommand):
             help="an axis and its values, crossed with the builds into variants (repeatable; with --preset, in place "
             "of the preset's axis of that name, its other axes kept): checksums=off,on "
             "cpus=1,2 fillfactor=100,80 host=local,target2 wal_segsize=16,64 locale=C,ja_JP.UTF-8 encoding=UTF8 "
-            "transactions=10,100 (-t) connect=off,on (-C) load=alone,at_once setting:shared_buffers=128MB,1GB",
+            "transactions=10,100 (-t) connect=off,on (-C) load=alone,at_once wal_dir=pgdata,/mnt/wal (initdb -X) "
+            "setting:shared_buffers=128MB,1GB",
         )
         parser.add_argument("--preset", default="", help="study preset slug: its design and procedure by default")
         parser.add_argument("--scenarios", default="", help="scenario slugs, e.g. pgecons-reference,pgecons-update")
@@ -140,6 +141,15 @@ class Command(BaseCommand):
         parser.add_argument("--duration", default="", help="seconds per pgbench run (default: the preset's, else 60)")
         parser.add_argument("--scale", default="", help="default: the preset's, else 1")
         parser.add_argument("--fillfactor", default="")
+        parser.add_argument(
+            "--threads",
+            default="",
+            help="pgbench -j of every run: half, same, one or a number (default: the scenario's)",
+        )
+        parser.add_argument("--pgbench-vacuum", action="store_true", help="run pgbench without -n: it vacuums first")
+        parser.add_argument(
+            "--pgbench-build", default="", help="run this installed build's own pgbench (default: the pgbench host's)"
+        )
         parser.add_argument("--settings-preset", default="", help="study preset slug whose postgresql.conf to use")
         parser.add_argument("--setting", action="append", default=[], help="name=value (repeatable)")
         parser.add_argument("--seed", default="")
@@ -196,6 +206,7 @@ class Command(BaseCommand):
             collectors=_collectors(options),
             keep_data=options["keep_data"],
             preset=preset,
+            pgbench_vacuum=options["pgbench_vacuum"],
         )
 
     def _texts(self, options: dict[str, Any], builds: list[Build], preset: StudyPreset | None) -> dict[str, Any]:
@@ -215,6 +226,8 @@ class Command(BaseCommand):
             "duration_s": options["duration"] or ("" if preset else "60"),
             "scale": options["scale"] or ("" if preset else "1"),
             "fillfactor": options["fillfactor"],
+            "threads": options["threads"],
+            "pgbench_build": str(resolve_build(options["pgbench_build"]).pk) if options["pgbench_build"] else "",
             "pg_settings": self._settings(options, preset),
             "seed": options["seed"] or str(draw_seed()),
             "vary": self._vary(options, preset),
