@@ -38,7 +38,7 @@ WAIT_STILL_RUNS = Answer(scripts.WAIT_TIMED_OUT)
 
 def script_of(argv: Sequence[str]) -> str:
     """The background script an `sh -c SCRIPT` argument list runs ("" for any other command)."""
-    return str(argv[2]) if len(argv) > 2 and argv[:2] == ["sh", "-c"] else ""
+    return str(argv[2]) if len(argv) > 2 and list(argv[:2]) == ["sh", "-c"] else ""
 
 
 class FakeTransport(Transport):
