@@ -6,6 +6,7 @@ each entry copied from the real locks with its hashes."""
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,18 @@ def installed(checkout: Path) -> set[str]:
     )
 
 
+def venv_with_uv(checkout: Path) -> None:
+    """A .venv holding the lock's uv, as ensure_venv's first two steps leave it, without their cost: `python -m venv`
+    runs ensurepip (4.5 s of CPU) and pip then installs uv (2 s more). This checkout's own uv installs it, checked
+    against the same hashes; test_make_run_installs_production_s_lock_and_make_test_adds_the_tools_once takes the
+    steps themselves."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", checkout / ".venv"], check=True)
+    uv_entry = checkout / "uv-entry.txt"
+    uv_entry.write_text(lock_entry("requirements.txt", "uv"))
+    uv = [Path(sys.executable).parent / "uv", "pip", "install", "-q", "--python", checkout / ".venv/bin/python"]
+    subprocess.run([*uv, "--require-hashes", "-r", uv_entry], check=True, capture_output=True)
+
+
 def stamp(checkout: Path) -> str:
     return (checkout / ".venv/.requirements.sha256").read_text().split()[1]
 
@@ -62,6 +75,7 @@ def test_make_run_installs_production_s_lock_and_make_test_adds_the_tools_once(c
 def test_a_package_whose_file_has_no_hash_of_the_lock_is_refused(checkout):
     six = re.sub("sha256:[0-9a-f]{64}", "sha256:" + "0" * 64, lock_entry("requirements.txt", "six"))
     (checkout / "requirements.txt").write_text(lock_entry("requirements.txt", "uv") + six)
+    venv_with_uv(checkout)
 
     run = ensure_venv(checkout, "run")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.error_text_reads import reads_in_source, reads_in_tree
+from tests.error_text_reads import Read, reads_in_source, reads_in_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,8 +19,14 @@ ALLOWED = {
 _TEMPLATE_READ = re.compile(r"\berror\|(?!default|linebreaks)\w+")
 
 
-def test_no_module_of_benchdash_or_workers_reads_an_errors_text():
-    found = [read for top in ("benchdash", "workers") for read in reads_in_tree(ROOT / top, ROOT)]
+@pytest.fixture(scope="module")
+def reads() -> list[Read]:
+    """benchdash/ and workers/ read once for the module's two tests of them."""
+    return [read for top in ("benchdash", "workers") for read in reads_in_tree(ROOT / top, ROOT)]
+
+
+def test_no_module_of_benchdash_or_workers_reads_an_errors_text(reads):
+    found = reads
 
     unallowed = [read for read in found if (read.path, read.what) not in ALLOWED]
 
@@ -29,8 +35,8 @@ def test_no_module_of_benchdash_or_workers_reads_an_errors_text():
         pytest.fail(f"an error's text decides; set and read a failure kind instead:\n{listed}", pytrace=False)
 
 
-def test_every_allowed_read_is_still_there():
-    found = {(read.path, read.what) for top in ("benchdash", "workers") for read in reads_in_tree(ROOT / top, ROOT)}
+def test_every_allowed_read_is_still_there(reads):
+    found = {(read.path, read.what) for read in reads}
 
     assert ALLOWED - found == set()
 

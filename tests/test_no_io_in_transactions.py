@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.io_in_transactions import findings_in_source, findings_in_tree
+from tests.io_in_transactions import Finding, findings_in_source, findings_in_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,8 +21,14 @@ REVIEWED = {
 }
 
 
-def test_no_code_in_benchdash_does_io_or_yields_inside_a_transaction():
-    found = findings_in_tree(ROOT / "benchdash", ROOT)
+@pytest.fixture(scope="module")
+def benchdash_findings() -> list[Finding]:
+    """benchdash/ read once for the module's two tests of it (a second each, on a quiet machine)."""
+    return findings_in_tree(ROOT / "benchdash", ROOT)
+
+
+def test_no_code_in_benchdash_does_io_or_yields_inside_a_transaction(benchdash_findings):
+    found = benchdash_findings
 
     unreviewed = [finding for finding in found if (finding.path, finding.function, finding.what) not in REVIEWED]
 
@@ -31,8 +37,8 @@ def test_no_code_in_benchdash_does_io_or_yields_inside_a_transaction():
         pytest.fail(f"I/O inside a transaction: commit first, then do it (or review it):\n{listed}", pytrace=False)
 
 
-def test_every_reviewed_finding_is_still_found():
-    found = {(finding.path, finding.function, finding.what) for finding in findings_in_tree(ROOT / "benchdash", ROOT)}
+def test_every_reviewed_finding_is_still_found(benchdash_findings):
+    found = {(finding.path, finding.function, finding.what) for finding in benchdash_findings}
 
     assert REVIEWED - found == set()
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.deploy_services import OWN_SETTINGS
+from tests.settings_read import settings_read_under
 from tests.sshd import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,8 +56,14 @@ def settings_seen(env: dict[str, str], *args: str) -> dict:
     return json.loads(result.stdout)
 
 
+def urls_read(env: dict[str, str]) -> dict[str, str]:
+    """The settings' two URLs under env, read in this process (tests/settings_read.py)."""
+    read = settings_read_under(env)
+    return {"database": read["DATABASE_URL"], "redis_url": read["REDIS_URL"]}
+
+
 def test_the_defaults_are_the_ports_set_up_uses():
-    seen = settings_seen(clean_env())
+    seen = urls_read(clean_env())
 
     assert seen["database"] == "postgres://benchdash@127.0.0.1:54329/benchdash"
     assert seen["redis_url"] == "redis://127.0.0.1:63799/0"
@@ -66,7 +73,7 @@ def test_the_defaults_are_the_ports_set_up_uses():
 
 
 def test_the_port_variables_move_both_urls():
-    seen = settings_seen(clean_env(BENCHDASH_PG_PORT="55432", BENCHDASH_REDIS_PORT="63800"))
+    seen = urls_read(clean_env(BENCHDASH_PG_PORT="55432", BENCHDASH_REDIS_PORT="63800"))
 
     assert seen["database"] == "postgres://benchdash@127.0.0.1:55432/benchdash"
     assert seen["redis_url"] == "redis://127.0.0.1:63800/0"
@@ -80,7 +87,7 @@ def test_database_url_and_redis_url_win_over_the_ports():
         REDIS_URL="redis://broker.example.org:6379/3",
     )
 
-    seen = settings_seen(env)
+    seen = urls_read(env)
 
     assert (seen["database"], seen["redis_url"]) == (
         "postgres://bd@db.example.org:5432/bd",

@@ -29,10 +29,30 @@ def test_the_terminal_s_locale_names_the_language(environ, language):
     assert terminal_language(environ) == language
 
 
-@pytest.mark.parametrize(("lang", "printed"), [("en_US.UTF-8", "Japanese"), ("ja_JP.UTF-8", "日本語")])
-def test_a_command_prints_in_the_terminal_s_language(lang, printed):
+LANGS = {"en_US.UTF-8": "Japanese", "ja_JP.UTF-8": "日本語"}
+
+
+@pytest.fixture(scope="module")
+def printed_under() -> dict[str, subprocess.CompletedProcess]:
+    """What `manage.py shell` prints for gettext('Japanese') under each LANG, the commands started at once: each is a
+    Django start, and `make check` runs its tests one at a time."""
     environ = {key: value for key, value in os.environ.items() if not key.startswith(("LC_", "LANGUAGE"))}
     script = "from django.utils.translation import gettext; print(gettext('Japanese'))"
     shell = [sys.executable, "manage.py", "shell", "-v", "0", "-c", script]
-    done = subprocess.run(shell, cwd=ROOT, env={**environ, "LANG": lang}, capture_output=True, text=True, timeout=60)
+    started = {
+        lang: subprocess.Popen(
+            shell, cwd=ROOT, env={**environ, "LANG": lang}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for lang in LANGS
+    }
+    ended = {}
+    for lang, process in started.items():
+        stdout, stderr = process.communicate(timeout=60)
+        ended[lang] = subprocess.CompletedProcess(shell, process.returncode, stdout, stderr)
+    return ended
+
+
+@pytest.mark.parametrize(("lang", "printed"), LANGS.items())
+def test_a_command_prints_in_the_terminal_s_language(printed_under, lang, printed):
+    done = printed_under[lang]
     assert done.stdout.strip() == printed, done.stderr

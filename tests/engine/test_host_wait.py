@@ -5,10 +5,11 @@ from datetime import datetime
 
 import pytest
 
+from tests.fake_transport import FakeTransport, lost_once
 from tests.sshd import free_port
-from workers.host_wait import HostGaveUp, HostPatience, WaitStopped, connect_waiting
+from workers.host_wait import HostGaveUp, HostPatience, WaitStopped, answered_again, connect_waiting
 from workers.spec import HostSpec
-from workers.transport import HostUnreachable, connect
+from workers.transport import ConnectionLost, HostUnreachable, connect
 
 
 def closed_port_host() -> HostSpec:
@@ -64,3 +65,75 @@ def test_any_connection_that_succeeds_says_the_host_answers(ssh_target):
     )
     transport.close()
     assert reports == [(ssh_target.name, None)]
+
+
+# A step whose connection was lost (answered_again), on a fake target (tests/fake_transport.py): the waits and the
+# retry are the engine's logic; what a frozen host does to a real connection is tests/engine/test_frozen_target.py's.
+QUICK = HostPatience(delays_s=(0.01,), limit_s=5)
+
+
+def test_a_step_whose_connection_was_lost_is_taken_again_once_the_host_answers():
+    reports: list[tuple[str, datetime | None]] = []
+    transport = FakeTransport(unreachable_reconnects=2)
+
+    taken = answered_again(
+        lost_once(lambda: "fetched"),
+        transport,
+        QUICK,
+        on_wait=lambda *wait: reports.append(wait),
+        should_stop=lambda: False,
+    )
+
+    assert taken == ("fetched", "the connection stopped answering under the command")
+    assert transport.reconnects == 3
+    assert [(name, since is None) for name, since in reports] == [("fake", False), ("fake", True)]
+
+
+def test_a_step_whose_connection_holds_runs_once_and_notes_no_wait():
+    reports: list[tuple[str, datetime | None]] = []
+    transport = FakeTransport()
+
+    taken = answered_again(
+        lambda: "fetched", transport, QUICK, on_wait=lambda *wait: reports.append(wait), should_stop=lambda: False
+    )
+
+    assert (taken, transport.reconnects, reports) == (("fetched", ""), 0, [])
+
+
+def test_a_step_lost_twice_is_not_taken_a_third_time():
+    transport = FakeTransport()
+
+    def always_lost() -> None:
+        raise ConnectionLost("lost again")
+
+    with pytest.raises(ConnectionLost, match="lost again"):
+        answered_again(always_lost, transport, QUICK, on_wait=lambda *wait: None, should_stop=lambda: False)
+    assert transport.reconnects == 1
+
+
+def test_a_host_that_stays_gone_after_a_loss_is_given_up_past_the_patience():
+    transport = FakeTransport(unreachable_reconnects=10_000)
+    patience = HostPatience(delays_s=(0.01, 0.02), limit_s=0.2)
+
+    with pytest.raises(HostGaveUp, match=r"host fake unreachable since .* UTC: gave up after \d+ s \(limit 0.2 s\)"):
+        answered_again(
+            lost_once(lambda: "fetched"), transport, patience, on_wait=lambda *wait: None, should_stop=lambda: False
+        )
+    assert transport.reconnects > 2
+
+
+def test_a_cancel_while_waiting_after_a_loss_stops_the_wait_and_clears_its_note():
+    reports: list[tuple[str, datetime | None]] = []
+    transport = FakeTransport(unreachable_reconnects=10_000)
+    started = time.monotonic()
+
+    with pytest.raises(WaitStopped, match="while waiting for host fake"):
+        answered_again(
+            lost_once(lambda: "fetched"),
+            transport,
+            HostPatience(delays_s=(30.0,), limit_s=60),
+            on_wait=lambda *wait: reports.append(wait),
+            should_stop=lambda: True,
+        )
+    assert time.monotonic() - started < 2
+    assert [(name, since is None) for name, since in reports] == [("fake", False), ("fake", True)]

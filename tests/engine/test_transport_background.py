@@ -1,11 +1,15 @@
 """Background commands in their own process group, over SSH and locally."""
 
+import shlex
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.fake_transport import WAIT_STILL_RUNS, Answer, FakeTransport, script_of
 from tests.sshd import process_is_gone
+from workers import background_scripts as scripts
 from workers.transport import CommandFailed, CommandTimeout, connect
 from workers.transport_base import CommandStopped
 
@@ -123,7 +127,65 @@ def test_a_long_command_stops_with_its_children_within_seconds_of_should_stop(an
     assert any_transport.exists(f"{any_transport.run_dir}/load.pid") is False
 
 
-def test_a_long_command_without_anyone_to_ask_is_a_plain_run(any_transport):
-    assert any_transport.should_stop is None
-    assert any_transport.run_long(["echo", "plain"], name="plain", timeout=30).stdout == b"plain\n"
-    assert any_transport.exists(f"{any_transport.run_dir}/plain.out") is False
+# A long command's polling (run_long), on a fake target (tests/fake_transport.py): the scripts it runs are the tests'
+# above, on real targets; which ones it runs, and when it gives up, is the engine's logic.
+def answering_waits(still_runs: int) -> Callable[[list[str]], Answer]:
+    """A target whose background command still runs at the first `still_runs` waits, then ends with exit 0."""
+    waits: list[None] = []
+
+    def answer(argv: list[str]) -> Answer:
+        if script_of(argv) == scripts.WAIT:
+            waits.append(None)
+            return WAIT_STILL_RUNS if len(waits) <= still_runs else Answer()
+        if script_of(argv) == scripts.OUTCOME:
+            return Answer(stdout=b"0 6\nloadedwarn\n")
+        return Answer()
+
+    return answer
+
+
+def scripts_asked(transport: FakeTransport) -> list[str]:
+    names = {scripts.LAUNCH: "launch", scripts.WAIT: "wait", scripts.OUTCOME: "outcome", scripts.STOP: "stop"}
+    return [names.get(script_of(argv), shlex.join(argv)) for argv in transport.asked]
+
+
+def test_a_long_command_without_anyone_to_ask_is_a_plain_run():
+    transport = FakeTransport(lambda argv: Answer(stdout=b"plain\n"))
+
+    assert transport.run_long(["echo", "plain"], name="plain", timeout=30).stdout == b"plain\n"
+    assert transport.asked == [["echo", "plain"]]
+
+
+def test_a_long_command_is_polled_until_it_ends_and_gives_its_outcome():
+    transport = FakeTransport(answering_waits(still_runs=2))
+    transport.should_stop = lambda: False
+
+    result = transport.run_long(["pgbench", "-i"], name="load", timeout=300)
+
+    assert (result.argv, result.exit_status, result.stdout, result.stderr) == (
+        ["pgbench", "-i"],
+        0,
+        b"loaded",
+        b"warn\n",
+    )
+    assert scripts_asked(transport) == ["launch", "wait", "wait", "wait", "outcome"]
+
+
+def test_a_long_command_is_stopped_with_term_at_the_first_poll_after_should_stop():
+    transport = FakeTransport(answering_waits(still_runs=10_000))
+    polls: list[None] = []
+    transport.should_stop = lambda: bool(polls.append(None)) or len(polls) > 2
+
+    with pytest.raises(CommandStopped, match="pgbench -i was stopped"):
+        transport.run_long(["pgbench", "-i"], name="load", timeout=300)
+    assert scripts_asked(transport) == ["launch", "wait", "wait", "stop"]
+    assert transport.asked[-1][4:7] == [transport.run_dir, "load", "TERM"]
+
+
+def test_a_long_command_past_its_timeout_is_stopped_and_times_out():
+    transport = FakeTransport(answering_waits(still_runs=10_000))
+    transport.should_stop = lambda: False
+
+    with pytest.raises(CommandTimeout, match="ran past its timeout of 0s"):
+        transport.run_long(["vacuumdb"], name="vacuum", timeout=0)
+    assert scripts_asked(transport) == ["launch", "wait", "stop"]

@@ -4,8 +4,10 @@ import posixpath
 
 import pytest
 
+from tests.fake_transport import FENCE_REFUSAL, Answer, FakeTransport
+from workers import background_scripts as scripts
 from workers.transport import connect
-from workers.transport_base import AttemptFenced, Fence
+from workers.transport_base import AttemptFenced, CommandFailed, Fence
 
 
 def fence(transport, token: str) -> Fence:
@@ -51,3 +53,57 @@ def test_the_fence_of_another_store_gives_way(any_transport):
     with connect(any_transport.host) as new_store:
         new_store.take_fence(fence(new_store, "8.1"))
         assert new_store.run(["true"]).ok
+
+
+# The attempt's side of the fence, on a fake target (tests/fake_transport.py): what it does with the guard's answer.
+# Whether a token is later than another is the fence's shell (above, on real targets).
+FAKE_FENCE = Fence("/srv/bench/fences/db", "7.41")
+
+
+def test_a_taken_fence_guards_every_later_command_and_the_take_itself_runs_unguarded():
+    transport = FakeTransport()
+    transport.take_fence(FAKE_FENCE)
+    transport.run(["echo", "mine"])
+
+    take, command = transport.command_lines
+    assert take[:3] == ["timeout", "-k", "5"] and take[4:7] == ["sh", "-c", scripts.FENCE_TAKE]
+    assert command[:6] == ["sh", "-c", scripts.FENCE_GUARD, "sh", FAKE_FENCE.path, "7.41"]
+    assert command[-2:] == ["echo", "mine"]
+
+
+def test_a_refused_take_leaves_the_attempt_unfenced_and_says_who_holds_the_host():
+    transport = FakeTransport(lambda argv: FENCE_REFUSAL)
+
+    with pytest.raises(AttemptFenced, match="later than 7.41"):
+        transport.take_fence(FAKE_FENCE)
+    assert transport.fence is None
+
+
+def test_a_take_that_fails_otherwise_is_a_failed_command_not_a_fence():
+    transport = FakeTransport(lambda argv: Answer(1, stderr=b"mkdir: Permission denied"))
+
+    with pytest.raises(CommandFailed, match="Permission denied"):
+        transport.take_fence(FAKE_FENCE)
+    assert transport.fence is None
+
+
+def test_a_command_the_guard_refuses_is_fenced_even_when_its_caller_checks_nothing():
+    refusing = False
+    transport = FakeTransport(lambda argv: FENCE_REFUSAL if refusing else Answer())
+    transport.take_fence(FAKE_FENCE)
+    refusing = True
+
+    with pytest.raises(AttemptFenced, match="7.42"):
+        transport.run(["touch", "/srv/bench/data.json"], check=False)
+
+
+def test_a_command_that_exits_with_the_fence_s_status_on_its_own_is_not_taken_for_the_fence():
+    """The guard's mark on stderr tells its refusal from a command that happens to exit 86."""
+    refusing = False
+    transport = FakeTransport(lambda argv: Answer(scripts.FENCED, stderr=b"exit 86") if refusing else Answer())
+    transport.take_fence(FAKE_FENCE)
+    refusing = True
+
+    assert transport.run(["sh", "-c", "exit 86"], check=False).exit_status == scripts.FENCED
+    with pytest.raises(CommandFailed):
+        transport.run(["sh", "-c", "exit 86"])
