@@ -61,10 +61,18 @@ def sshd_processes(server: SshServer) -> list[int]:
     found, todo = [], [server.process.pid]
     while todo:
         pid = todo.pop()
-        if Path(f"/proc/{pid}/comm").read_text().strip().startswith("sshd"):
+        if _command_name(pid).startswith("sshd"):
             found.append(pid)
             todo.extend(children.get(pid, []))
     return found
+
+
+def _command_name(pid: int) -> str:
+    """The process's name; empty for one that ended since /proc was listed (a session closing meanwhile)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
 
 
 @contextmanager
