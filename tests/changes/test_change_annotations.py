@@ -1,0 +1,92 @@
+"""A version-range event of every host (13 to 14) is a band over 13..14 on the trends index chart, on the chart of
+the change's series, and listed on the card of a change between 13 and 14, not on one between 15 and 16; a host's
+event is listed only on its host's changes."""
+
+import pytest
+from django.urls import reverse
+
+from benchdash.changes.events import change_events
+from benchdash.changes.models import ChangePoint, SeriesKind
+from benchdash.changes.refresh import changes_refresh
+from benchdash.inventory.models import Event
+from benchdash.studies.models import Study
+from tests.changes.test_change_pages import figure, page
+from tests.changes.test_changes_refresh import official_index_with_a_step
+from tests.factories import HostFactory
+
+pytestmark = pytest.mark.django_db
+
+SCALE_CHANGE = "scale 100 from this run on"
+
+
+@pytest.fixture
+def scale_change() -> Event:
+    return Event.objects.create(text=SCALE_CHANGE, link="https://example.org/scale", version_from="13", version_to="14")
+
+
+def _bands(drawn: dict) -> list[tuple[float, float]]:
+    return [(shape["x0"], shape["x1"]) for shape in drawn["layout"]["shapes"] if shape["type"] == "rect"]
+
+
+def _labels(drawn: dict) -> list[tuple[str, str]]:
+    return [(note["text"], note["hovertext"]) for note in drawn["layout"]["annotations"] if "hovertext" in note]
+
+
+def test_the_trends_index_chart_draws_a_version_range_event_as_a_band_over_its_versions(client, member, scale_change):
+    official_index_with_a_step()
+    changes_refresh()
+    scenario_id = ChangePoint.objects.get().scenario_id
+    drawn = figure(page(client, reverse("trends:index")), f"index-{scenario_id}")
+    versions = drawn["layout"]["xaxis"]["categoryarray"]
+    assert _bands(drawn) == [(versions.index("13") - 0.5, versions.index("14") + 0.5)]
+    # A short label over the band (24 characters at most), the whole text and the link in its hover.
+    short = '<a href="https://example.org/scale">scale 100 from this run…</a>'
+    assert _labels(drawn) == [(short, f"{SCALE_CHANGE}<br>https://example.org/scale")]
+
+
+def test_a_change_between_13_and_14_lists_the_event_and_its_chart_draws_it(client, member, scale_change):
+    official_index_with_a_step()
+    changes_refresh()
+    change = ChangePoint.objects.get()
+    html = page(client, reverse("changes:detail", args=[change.pk]))
+    assert SCALE_CHANGE in html.split('id="annotations"')[1]
+    drawn = figure(html, "change-series")
+    labels = drawn["layout"]["xaxis"]["categoryarray"]
+    assert _bands(drawn) == [(labels.index("13") - 0.5, labels.index("14") + 0.5)]
+
+
+def test_a_change_between_15_and_16_lists_no_event_of_13_to_14(client, member, scale_change):
+    links = official_index_with_a_step()
+    change = _trend_change(links["16"], "15", "16")
+    html = page(client, reverse("changes:detail", args=[change.pk]))
+    assert SCALE_CHANGE not in html
+    assert "No annotation lies between the two sides" in html
+
+
+def test_an_event_of_another_host_is_not_listed_on_a_change(scale_change):
+    links = official_index_with_a_step()
+    Event.objects.create(text="OS upgrade", host=HostFactory(name="elsewhere"), version_from="13")
+    change = _trend_change(links["14"], "13", "14")
+    assert [event.text for event in change_events(change)] == [SCALE_CHANGE]
+
+
+def _trend_change(study: Study, before: str, after: str) -> ChangePoint:
+    builds = {build.major: build for build in study.builds.all()}
+    return ChangePoint.objects.create(
+        series_key=f"trend:{before}-{after}",
+        series_kind=SeriesKind.TREND,
+        series_title="index",
+        scenario=study.scenarios.get(),
+        before_label=before,
+        after_label=after,
+        before_study=study,
+        after_study=study,
+        before_build=builds[before],
+        after_build=builds[after],
+        mean_before=100.0,
+        mean_after=80.0,
+        size=-0.2,
+        pvalue=0.0001,
+        series_labels=[before, after],
+        series_values=[100.0, 80.0],
+    )
