@@ -1,6 +1,9 @@
 """A version-range event of every host (13 to 14) is a band over 13..14 on the trends index chart, on the chart of
 the change's series, and listed on the card of a change between 13 and 14, not on one between 15 and 16; a host's
-event is listed only on its host's changes."""
+event is listed only on its host's changes; a date-range event is a band over the studies of a host series that ran
+within it."""
+
+from datetime import UTC, date, datetime
 
 import pytest
 from django.urls import reverse
@@ -8,11 +11,11 @@ from django.urls import reverse
 from benchdash.changes.events import change_events
 from benchdash.changes.models import ChangePoint, SeriesKind
 from benchdash.changes.refresh import changes_refresh
-from benchdash.inventory.models import Event
+from benchdash.inventory.models import Event, Host
 from benchdash.studies.models import Study
 from tests.changes.test_change_pages import figure, page
 from tests.changes.test_changes_refresh import official_index_with_a_step
-from tests.factories import HostFactory
+from tests.factories import HostFactory, StudyFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -68,6 +71,28 @@ def test_an_event_of_another_host_is_not_listed_on_a_change(scale_change):
     Event.objects.create(text="OS upgrade", host=HostFactory(name="elsewhere"), version_from="13")
     change = _trend_change(links["14"], "13", "14")
     assert [event.text for event in change_events(change)] == [SCALE_CHANGE]
+
+
+def test_a_host_series_draws_a_date_range_event_over_the_studies_it_covers_and_lists_it_on_their_change(client, member):
+    host = HostFactory(name="host-a")
+    january, may = (_study_on(host, datetime(2024, month, 10, tzinfo=UTC)) for month in (1, 5))
+    Event.objects.create(text="new disks", host=host, date_from=date(2024, 1, 1), date_to=date(2024, 3, 31))
+    labels = [f"#{january.pk}", f"#{may.pk}"]
+    change = ChangePoint.objects.create(
+        series_key=f"host:{host.name}", series_kind=SeriesKind.HOST, series_title=host.name, before_label=labels[0],
+        after_label=labels[1], before_study=january, after_study=may, mean_before=100.0, mean_after=90.0, size=-0.1,
+        pvalue=0.001, series_labels=labels, series_values=[100.0, 90.0],
+    )  # fmt: skip
+    html = page(client, reverse("changes:detail", args=[change.pk]))
+    assert _bands(figure(html, "change-series")) == [(-0.5, 0.5)]
+    assert [event.text for event in change_events(change)] == ["new disks"]
+
+
+def _study_on(host: Host, started: datetime) -> Study:
+    study = StudyFactory(db_host=host, status="done")
+    Study.objects.filter(pk=study.pk).update(started_at=started)
+    study.refresh_from_db()
+    return study
 
 
 def _trend_change(study: Study, before: str, after: str) -> ChangePoint:

@@ -1,6 +1,6 @@
 """A study's charts show the events that touch it (its DB host or every host; its day or its builds' versions) as a
 note above the plot: an event on host A from January to March 2024 is on a study of host A in February 2024, and
-not on host B's, nor on host A's in April."""
+not on host B's, nor on host A's in April; the study's report draws the same."""
 
 from datetime import UTC, date, datetime
 
@@ -26,10 +26,10 @@ def _study_on(host_name: str, started: datetime) -> Study:
     return study
 
 
-def _notes(client, study: Study) -> list[dict]:
-    html = page(client, reverse("studies:detail", args=[study.pk]))
+def _notes(client, study: Study, view: str = "studies:detail", prefix: str = "chart") -> list[dict]:
+    html = page(client, reverse(view, args=[study.pk]))
     scenario_id = study.scenarios.get().pk
-    return figure(html, f"chart-{scenario_id}")["layout"].get("annotations", [])
+    return figure(html, f"{prefix}-{scenario_id}")["layout"].get("annotations", [])
 
 
 @pytest.fixture
@@ -52,6 +52,7 @@ def test_an_event_on_host_a_is_noted_on_host_a_s_study_of_february_and_not_on_ho
     assert note["hovertext"] == f"{NEW_SERVER}<br>https://example.org/run"
     assert (note["xref"], note["yref"], note["y"]) == ("paper", "paper", 1)
     assert _notes(client, on_b) == []
+    assert _notes(client, on_a, "studies:report", "report-chart") == [note]
 
 
 def test_an_event_is_not_noted_on_a_study_of_its_host_after_its_range(client, member, new_server_on_a):
