@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from benchdash.changes.models import ChangePoint, SeriesKind
 from benchdash.inventory.events import EventMark, EventTouch, Place, event_marks, events_touching
 from benchdash.inventory.models import version_sort_range
-from benchdash.studies.event_places import study_day, study_host_ids, study_place, version_places
+from benchdash.studies.event_places import study_day, study_host_ids, study_places, version_places
 from benchdash.studies.models import Study
 
 
@@ -53,4 +53,4 @@ def _series_places(change: ChangePoint) -> dict[str, Place]:
     if change.series_kind != SeriesKind.HOST:
         return version_places(labels, _change_hosts(change))
     ids = {int(label[1:]): label for label in labels if label[1:].isdigit()}
-    return {ids[study.pk]: study_place(study) for study in Study.objects.filter(pk__in=ids)}
+    return {ids[pk]: place for pk, place in study_places(Study.objects.filter(pk__in=ids)).items()}

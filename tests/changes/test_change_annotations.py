@@ -32,19 +32,23 @@ def _bands(drawn: dict) -> list[tuple[float, float]]:
 
 
 def _labels(drawn: dict) -> list[tuple[str, str]]:
-    return [(note["text"], note["hovertext"]) for note in drawn["layout"]["annotations"] if "hovertext" in note]
+    return [(note["text"], note["hovertext"]) for note in drawn["layout"].get("annotations", []) if "hovertext" in note]
 
 
 def test_the_trends_index_chart_draws_a_version_range_event_as_a_band_over_its_versions(client, member, scale_change):
-    official_index_with_a_step()
+    links = official_index_with_a_step()
     changes_refresh()
     scenario_id = ChangePoint.objects.get().scenario_id
-    drawn = figure(page(client, reverse("trends:index")), f"index-{scenario_id}")
+    html = page(client, reverse("trends:index"))
+    drawn = figure(html, f"index-{scenario_id}")
     versions = drawn["layout"]["xaxis"]["categoryarray"]
     assert _bands(drawn) == [(versions.index("13") - 0.5, versions.index("14") + 0.5)]
     # A short label over the band (24 characters at most), the whole text and the link in its hover.
     short = '<a href="https://example.org/scale">scale 100 from this run…</a>'
     assert _labels(drawn) == [(short, f"{SCALE_CHANGE}<br>https://example.org/scale")]
+    # The curves of the studies of 13 or 14 carry it as a note; those of 15 and 16 do not.
+    noted = {newer: _labels(figure(html, f"curves-{scenario_id}-{links[newer].pk}")) != [] for newer in ("14", "16")}
+    assert noted == {"14": True, "16": False}
 
 
 def test_a_change_between_13_and_14_lists_the_event_and_its_chart_draws_it(client, member, scale_change):
