@@ -14,7 +14,7 @@ from benchdash.changes.refresh import changes_refresh
 from benchdash.inventory.models import Event, Host
 from benchdash.studies.models import Study
 from tests.changes.test_change_pages import figure, page
-from tests.changes.test_changes_refresh import official_index_with_a_step
+from tests.changes.test_changes_refresh import STEP, minor_series, official_index_with_a_step
 from tests.factories import HostFactory, StudyFactory
 
 pytestmark = pytest.mark.django_db
@@ -90,6 +90,17 @@ def test_a_host_series_draws_a_date_range_event_over_the_studies_it_covers_and_l
     html = page(client, reverse("changes:detail", args=[change.pk]))
     assert _bands(figure(html, "change-series")) == [(-0.5, 0.5)]
     assert [event.text for event in change_events(change)] == ["new disks"]
+
+
+def test_a_minor_series_draws_an_event_of_its_host_over_the_minors_it_covers(client, member):
+    study = minor_series(STEP, status="done")
+    Event.objects.create(text="kernel 6.1 from 17.3", host=study.db_host, version_from="17.3")
+    Event.objects.create(text="OS upgrade elsewhere", host=HostFactory(name="elsewhere"), version_from="17.0")
+    scenario_id = study.scenarios.get().pk
+    drawn = figure(page(client, reverse("changes:minors", args=[study.pk])), f"minors-{scenario_id}")
+    versions = drawn["layout"]["xaxis"]["categoryarray"]
+    assert _bands(drawn) == [(versions.index("17.3") - 0.5, versions.index("17.4") + 0.5)]
+    assert [text for text, _hover in _labels(drawn)] == ["kernel 6.1 from 17.3"]
 
 
 def _study_on(host: Host, started: datetime) -> Study:
