@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from benchdash.inventory.events import EventMark, Place
+from benchdash.inventory.events import EventMark, Place, event_marks
 from benchdash.inventory.models import Event
 from tests.factories import HostFactory
 
@@ -82,3 +82,9 @@ def test_an_event_touches_a_place_on_its_host_within_each_range_it_can_be_measur
     assert not host_event.touches(Place(frozenset({7}), ("16.2",)))
     both = EventMark(2, "scale 100 from 16", version_low=160000, date_from=date(2024, 1, 1))
     assert both.touches(february) and not both.touches(Place(frozenset({7}), ("15.4",), (date(2024, 2, 10),)))
+
+
+def test_a_link_saved_past_the_admin_with_another_scheme_never_reaches_a_page():
+    Event.objects.create(text="t", version_from="13", link="javascript:alert(1)")
+    Event.objects.create(text="u", version_from="13", link="https://example.org/u")
+    assert [mark.link for mark in event_marks()] == ["", "https://example.org/u"]
