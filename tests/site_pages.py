@@ -1,6 +1,6 @@
 """Every page of the site with something on it, for the tests that walk them all (narrow screens, Japanese):
-the shipped history (load_presets), a measured study with evidence, notes and a failed trial, a host with facts,
-and a member who may do everything (the pages behind a permission)."""
+the shipped history (load_presets), a measured study with evidence, notes and a failed trial, a change in it with an
+annotation, a host with facts, and a member who may do everything (the pages behind a permission)."""
 
 import io
 
@@ -8,8 +8,8 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.urls import reverse
 
-from benchdash.changes.models import Bisect
-from benchdash.inventory.models import Build
+from benchdash.changes.models import Bisect, ChangePoint, SeriesKind
+from benchdash.inventory.models import Build, Event
 from benchdash.studies.evidence.store import evidence_refresh
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.seed_data import FINDINGS
@@ -42,6 +42,7 @@ def site_with_everything() -> tuple[dict[str, str], User]:
     published = Study.objects.filter(kind=Study.Kind.PUBLISHED).order_by("-year").first()
     study, trial = _measured_study()
     _patched_source_build()
+    _annotation_on(study)
     member = User.objects.create_superuser("walker", password="a-walker-passphrase-15")
     pages = {
         "trends": reverse("trends:index"),
@@ -59,6 +60,7 @@ def site_with_everything() -> tuple[dict[str, str], User]:
         "version": reverse("trends:version", args=["14"]),
         "official confirmation": reverse("studies:official_confirm", args=[study.pk]),
         "bisect": reverse("changes:bisect", args=[_bisect_of(study).pk]),
+        "change with an annotation": reverse("changes:detail", args=[_change_of(study).pk]),
         "api tokens": reverse("api_tokens"),
         "password": reverse("password_change"),
     }
@@ -105,6 +107,27 @@ def _measured_study() -> tuple[Study, Trial]:
     trial.refresh_from_db()
     evidence_refresh(trial=trial, artifacts=real_artifacts())
     return study, trial
+
+
+def _annotation_on(study: Study) -> None:
+    """An event on the study's host over its versions: a note above its charts, a band on its change's series, a line
+    on the change's card."""
+    Event.objects.create(
+        text="2024年度からサーバを更新", link="https://example.org/2024", host=study.db_host, version_from="13",
+        version_to="14",
+    )  # fmt: skip
+
+
+def _change_of(study: Study) -> ChangePoint:
+    """A change within the study, 13.4 to 14.0 at 16 clients."""
+    old, new = study.builds.order_by("version")
+    return ChangePoint.objects.create(
+        series_key=f"study:{study.pk}", series_kind=SeriesKind.STUDY, series_title=study.title,
+        scenario=study.scenarios.get(), clients=16, before_label=old.version, after_label=new.version,
+        before_study=study, after_study=study, before_build=old, after_build=new, mean_before=416.0,
+        mean_after=426.0, size=0.024, pvalue=0.001, series_labels=[old.version, new.version],
+        series_values=[416.0, 426.0],
+    )  # fmt: skip
 
 
 def _bisect_of(study: Study) -> Bisect:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
 
+from benchdash.inventory.event_drawing import add_event_bands
+from benchdash.inventory.events import EventTouch
 from benchdash.inventory.models import version_sort_key
 from benchdash.studies.models import Statistic
 from benchdash.studies.results.charts import PALETTE, statistic_axis_title
@@ -32,19 +34,34 @@ class Marked:
     confidence: float | None = None
 
 
-def series_figure(labels: Sequence[str], values: Sequence[float], changes: Iterable[Marked], *, y_title: str) -> dict:
+def series_figure(
+    labels: Sequence[str],
+    values: Sequence[float],
+    changes: Iterable[Marked],
+    *,
+    y_title: str,
+    events: Sequence[EventTouch] = (),
+) -> dict:
     trace = {"type": "scatter", "mode": "markers", "x": list(labels), "y": [round(value, 3) for value in values]}
-    return {"data": [trace], "layout": _layout(list(dict.fromkeys(labels)), changes, y_title=y_title)}
+    return {"data": [trace], "layout": _layout(list(dict.fromkeys(labels)), changes, y_title=y_title, events=events)}
 
 
-def _layout(categories: list[str], changes: Iterable[Marked], *, y_title: str, legend: bool = False) -> dict:
+def _layout(
+    categories: list[str],
+    changes: Iterable[Marked],
+    *,
+    y_title: str,
+    legend: bool = False,
+    events: Sequence[EventTouch] = (),
+) -> dict:
     """Categories in the order given, a dashed line (dotted once acknowledged) before each change's label; changes
-    at one label (a minor series' client levels) share the line, their sizes stacked in its note."""
+    at one label (a minor series' client levels) share the line, their sizes stacked in its note; the events that
+    touch the chart as bands over their categories."""
     marked = [change for change in changes if change.after_label in categories]
     at_label: dict[str, list[Marked]] = defaultdict(list)
     for change in marked:
         at_label[change.after_label].append(change)
-    return {
+    layout = {
         "height": 420 if legend else 300,
         "margin": {
             "l": 60,
@@ -65,6 +82,7 @@ def _layout(categories: list[str], changes: Iterable[Marked], *, y_title: str, l
             for stacked, change in enumerate(group)
         ],
     }
+    return add_event_bands(layout, events, categories)
 
 
 def _change_note(position: int, change: Marked, stacked: int = 0) -> dict:
@@ -85,7 +103,12 @@ def _confidence_text(change: Marked) -> str:
     return "" if change.confidence is None else f" ({confidence_percent(change.confidence)})"
 
 
-def minor_series_figure(points: Iterable[Point], baseline_build_id: int | None, changes: Iterable[Marked]) -> dict:
+def minor_series_figure(
+    points: Iterable[Point],
+    baseline_build_id: int | None,
+    changes: Iterable[Marked],
+    events: Sequence[EventTouch] = (),
+) -> dict:
     """TPS per minor (x, in version order), one line per client level, with the intervals described above."""
     by_level: dict[int, list[Point]] = defaultdict(list)
     for point in points:
@@ -96,7 +119,8 @@ def minor_series_figure(points: Iterable[Point], baseline_build_id: int | None, 
     ]
     versions = sorted({point.build_version for group in by_level.values() for point in group}, key=version_sort_key)
     statistic = next((group[0].statistic for group in by_level.values()), Statistic.MEDIAN)
-    return {"data": traces, "layout": _layout(versions, changes, y_title=statistic_axis_title(statistic), legend=True)}
+    layout = _layout(versions, changes, y_title=statistic_axis_title(statistic), legend=True, events=events)
+    return {"data": traces, "layout": layout}
 
 
 def _version_order(point: Point) -> tuple[int, str]:

@@ -1,14 +1,16 @@
-"""What the changes pages show, assembled from the stored change points (pure over the rows given)."""
+"""What the changes pages show, assembled from the stored change points and the events that touch their series."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
 
 from benchdash.changes.charts import Marked, series_figure
+from benchdash.changes.events import series_events
 from benchdash.changes.models import ChangePoint, SeriesKind
+from benchdash.inventory.events import EventMark, event_marks
 
 
 @dataclass(frozen=True)
@@ -28,12 +30,19 @@ def series_blocks(changes: Iterable[ChangePoint]) -> list[SeriesBlock]:
     by_series: dict[str, list[ChangePoint]] = {}
     for change in changes:
         by_series.setdefault(change.series_key, []).append(change)
-    return [_block(number, members) for number, members in enumerate(by_series.values(), start=1)]
+    marks = event_marks()
+    return [_block(number, members, marks) for number, members in enumerate(by_series.values(), start=1)]
 
 
-def change_figure(change: ChangePoint, others: Iterable[ChangePoint] = ()) -> dict:
+def change_figure(
+    change: ChangePoint, others: Iterable[ChangePoint] = (), marks: Sequence[EventMark] | None = None
+) -> dict:
     return series_figure(
-        change.series_labels, change.series_values, [marked(c) for c in (change, *others)], y_title=y_title(change)
+        change.series_labels,
+        change.series_values,
+        [marked(c) for c in (change, *others)],
+        y_title=y_title(change),
+        events=series_events(change, marks),
     )
 
 
@@ -45,13 +54,13 @@ def y_title(change: ChangePoint) -> str:
     return _("index") if change.series_kind == SeriesKind.TREND else _("TPS (every run)")
 
 
-def _block(number: int, changes: list[ChangePoint]) -> SeriesBlock:
+def _block(number: int, changes: list[ChangePoint], marks: Sequence[EventMark]) -> SeriesBlock:
     first = changes[0]
     return SeriesBlock(
         key=first.series_key,
         title=first.series_title,
         kind=first.get_series_kind_display(),
         figure_id=f"series-{number}",
-        figure=change_figure(first, changes[1:]),
+        figure=change_figure(first, changes[1:], marks),
         changes=changes,
     )

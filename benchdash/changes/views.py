@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 from benchdash.access import read_access
 from benchdash.changes.card import change_card
 from benchdash.changes.charts import minor_series_figure
+from benchdash.changes.events import change_events, minor_series_events
 from benchdash.changes.explanation import RULE
 from benchdash.changes.forms import AcknowledgeForm
 from benchdash.changes.models import ChangePoint, SeriesKind
@@ -34,14 +35,18 @@ def change_list(request: HttpRequest) -> HttpResponse:
 @read_access
 def change_detail(request: HttpRequest, pk: int) -> HttpResponse:
     change = get_object_or_404(ChangePoint.objects.select_related("acknowledgement", "scenario"), pk=pk)
-    ctx = {
+    ctx = _detail_ctx(change) | {"form": AcknowledgeForm(instance=getattr(change, "acknowledgement", None))}
+    return render(request, "changes/detail.html", ctx)
+
+
+def _detail_ctx(change: ChangePoint) -> dict[str, object]:
+    return {
         "change": change,
         "figure": change_figure(change),
         "card": change_card(change),
+        "events": change_events(change),
         "rule": RULE,
-        "form": AcknowledgeForm(instance=getattr(change, "acknowledgement", None)),
     }
-    return render(request, "changes/detail.html", ctx)
 
 
 @login_required
@@ -51,8 +56,7 @@ def change_acknowledge_view(request: HttpRequest, pk: int) -> HttpResponse:
     change = get_object_or_404(ChangePoint, pk=pk)
     form = AcknowledgeForm(request.POST)
     if not form.is_valid():
-        ctx = {"change": change, "figure": change_figure(change), "card": change_card(change), "rule": RULE}
-        return render(request, "changes/detail.html", ctx | {"form": form}, status=400)
+        return render(request, "changes/detail.html", _detail_ctx(change) | {"form": form}, status=400)
     change_acknowledge(change=change, data=form.cleaned_data, by=request.user)
     messages.success(request, _("The change is acknowledged: it stays listed, no longer new."))
     return redirect("changes:detail", pk=pk)
@@ -65,9 +69,10 @@ def minor_series(request: HttpRequest, study_id: int) -> HttpResponse:
     changes = ChangePoint.objects.filter(series_kind=SeriesKind.STUDY, before_study=study).select_related(
         "acknowledgement", "scenario"
     )
-    figures, results = [], study_results(study)
+    figures, results, events = [], study_results(study), minor_series_events(study)
     for scenario in study.scenarios.order_by("slug"):
         points = [point for point in results if point.scenario_id == scenario.pk]
         marks = [marked(change) for change in changes if change.scenario_id == scenario.pk]
-        figures.append((scenario, f"minors-{scenario.pk}", minor_series_figure(points, study.baseline_id, marks)))
+        figure = minor_series_figure(points, study.baseline_id, marks, events)
+        figures.append((scenario, f"minors-{scenario.pk}", figure))
     return render(request, "changes/minors.html", {"study": study, "figures": figures, "changes": changes})

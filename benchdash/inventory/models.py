@@ -5,7 +5,9 @@ import uuid
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.db import models
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.validators import validate_host_address, validate_port, validate_target_path
@@ -277,3 +279,93 @@ class Installation(models.Model):
     @classmethod
     def current_token(cls) -> str:
         return str(cls.objects.get_or_create(pk=1)[0].token)
+
+
+def version_problem(version: str) -> str:
+    """Why `version` is not a PostgreSQL version an event may name ('13', '9.6', '14.3', '9.4.3'); empty if it is."""
+    if _VERSION_TEXT_RE.fullmatch(version):
+        return ""
+    return _("'%(version)s' is not a PostgreSQL version (e.g. 13, 9.6, 14.3).") % {"version": version}
+
+
+_VERSION_TEXT_RE = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,2}")
+HTTP_ONLY = URLValidator(schemes=["http", "https"])
+
+
+class Event(models.Model):
+    """A known event an administrator marks once ("annotation" on the pages): new hardware, an OS upgrade on a host, a
+    change of scale. It holds over a date range and/or a version range, on one host or on all; every chart it touches
+    draws it and every change card it may explain lists it (inventory/events.py)."""
+
+    text = models.CharField(_("text"), max_length=300)
+    link = models.URLField(
+        _("link"),
+        blank=True,
+        validators=[URLValidator(schemes=["http", "https"])],
+        help_text=_("an http or https address"),
+    )
+    host = models.ForeignKey(
+        Host,
+        verbose_name=_("host"),
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        help_text=_("empty: every host"),
+    )
+    date_from = models.DateField(_("from (date)"), null=True, blank=True)
+    date_to = models.DateField(_("to (date)"), null=True, blank=True)
+    version_from = models.CharField(
+        _("from (version)"), max_length=20, blank=True, help_text=_("a major (13, 9.6) or a minor (14.3)")
+    )
+    version_to = models.CharField(
+        _("to (version)"), max_length=20, blank=True, help_text=_("a major (13, 9.6) or a minor (14.3)")
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("created by"), on_delete=models.SET_NULL, null=True, editable=False
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["date_from", "version_from", "pk"]
+        verbose_name = _("annotation")
+        verbose_name_plural = _("annotations")
+
+    def __str__(self) -> str:
+        return self.text
+
+    def clean(self) -> None:
+        """At least one range; versions that parse; each range's start no later than its end."""
+        problems: dict[str, str | Promise] = {}
+        for field in ("version_from", "version_to"):
+            if getattr(self, field) and (problem := version_problem(getattr(self, field))):
+                problems[field] = problem
+        if not (self.date_from or self.date_to or self.version_from or self.version_to):
+            problems["__all__"] = _("Give a date range or a version range (or both).")
+        if self.date_from and self.date_to and self.date_from > self.date_to:
+            problems["date_to"] = _("The end date comes before the start date.")
+        low, high = (
+            (None, None) if {"version_from", "version_to"} & problems.keys() else (self.version_low, self.version_high)
+        )
+        if low is not None and high is not None and high < low:
+            problems["version_to"] = _("The end version comes before the start version.")
+        if problems:
+            raise ValidationError(problems)
+
+    def scope(self) -> str:
+        """Where it holds, as the pages say it: '13 – 14 · 2024-01-01 – 2024-03-31 · host-a'."""
+        parts = [
+            f"{low or '…'} – {high or '…'}"
+            for low, high in ((self.version_from, self.version_to), (self.date_from, self.date_to))
+            if low or high
+        ]
+        return " · ".join([*parts, self.host.name if self.host else str(_("every host"))])
+
+    @property
+    def version_low(self) -> int | None:
+        """The lowest version_sort the range takes in ('13' from 13.0), None when it has no start."""
+        return version_sort_range(self.version_from)[0] if self.version_from else None
+
+    @property
+    def version_high(self) -> int | None:
+        """The highest version_sort the range takes in ('14' up to every 14 minor), None when it has no end."""
+        return version_sort_range(self.version_to)[1] if self.version_to else None

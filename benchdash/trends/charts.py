@@ -9,6 +9,8 @@ from html import escape
 
 from django.utils.translation import gettext as _
 
+from benchdash.inventory.event_drawing import add_event_bands
+from benchdash.inventory.events import EventTouch
 from benchdash.inventory.models import version_sort_key
 from benchdash.studies.models import Statistic
 from benchdash.studies.results.charts import PALETTE, tps_by_clients_figure
@@ -33,12 +35,14 @@ def index_figure(
     title: str = "",
     matrices: Sequence[MatrixTrace] = (),
     changes: Sequence[ChangeMark] = (),
+    events: Sequence[EventTouch] = (),
 ) -> dict:
     """The chained version index: one line per segment, so the line breaks where no study links two versions;
     and each official version matrix as one dashed line of its own; a dashed vertical line before each change's
     version, with its size and confidence above it and in the hover of a triangle on its point.
 
-    x is categorical in version order; each point's hover names the study that measured the link reaching it.
+    x is categorical in version order; each point's hover names the study that measured the link reaching it. The
+    events that touch it are shaded bands over their versions.
     """
     segments: dict[int, list[IndexPoint]] = defaultdict(list)
     for point in points:
@@ -84,12 +88,14 @@ def index_figure(
         ],
         "hovermode": "closest",
     }
-    return {"data": traces, "layout": layout}
+    return {"data": traces, "layout": add_event_bands(layout, events, versions)}
 
 
-def study_curves_figure(points: Iterable[Point], *, title: str = "", statistic: str = Statistic.MEDIAN) -> dict:
+def study_curves_figure(
+    points: Iterable[Point], *, title: str = "", statistic: str = Statistic.MEDIAN, events: Sequence[EventTouch] = ()
+) -> dict:
     """One study's TPS-vs-clients curves: one line per version, through its figures (no ranges: a small chart)."""
-    return tps_by_clients_figure(points, title=title, statistic=statistic, ranges=False)
+    return tps_by_clients_figure(points, title=title, statistic=statistic, ranges=False, events=events)
 
 
 def _segment_trace(number: int, segment: list[IndexPoint]) -> dict:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from django.utils.functional import Promise
 
+from benchdash.inventory.events import EventMark, Place, event_marks, events_touching
 from benchdash.studies.environment import differing_labels, study_fingerprints
+from benchdash.studies.event_places import study_events, study_places, version_places
 from benchdash.studies.models import Study
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.matrix import MatrixPoint, matrix_line
@@ -67,7 +69,8 @@ class TrendSection:
 
 def trend_sections(trends: list[ScenarioTrend], studies: Mapping[int, Study]) -> list[TrendSection]:
     """One section per scenario with figures; `studies` maps study id to the Study row (for kind and source)."""
-    return [_section(trend, studies) for trend in trends]
+    marks, places = event_marks(), study_places(studies.values())
+    return [_section(trend, studies, marks, places) for trend in trends]
 
 
 def index_rows(points: list[IndexPoint]) -> list[IndexRow]:
@@ -92,22 +95,29 @@ def _environment_change(
     return differing_labels(prints[earlier], prints[later])
 
 
-def _section(trend: ScenarioTrend, studies: Mapping[int, Study]) -> TrendSection:
+def _section(
+    trend: ScenarioTrend, studies: Mapping[int, Study], marks: Sequence[EventMark], places: Mapping[int, Place]
+) -> TrendSection:
     by_study = defaultdict(list)
     for point in trend.points:
         by_study[point.study_id].append(point)
     # Newest study first: that is the one a reader looks for.
     charts = [
-        _study_chart(trend, studies[ref.study_id], by_study[ref.study_id])
+        _study_chart(trend, studies[ref.study_id], by_study[ref.study_id], marks, places[ref.study_id])
         for ref in reversed(trend.studies)
         if ref.study_id in studies
     ]
     matrices = _matrix_lines(trend, studies, by_study)
+    versions = {point.version for point in trend.index} | {p.version for line in matrices for p in line.points}
+    hosts = frozenset().union(*(places[ref.study_id].host_ids for ref in trend.studies if ref.study_id in places))
     return TrendSection(
         trend=trend,
         figure_id=f"index-{trend.scenario_id}",
         figure=index_figure(
-            trend.index, matrices=[matrix.trace for matrix in matrices], changes=change_marks(trend.scenario_id)
+            trend.index,
+            matrices=[matrix.trace for matrix in matrices],
+            changes=change_marks(trend.scenario_id),
+            events=events_touching(version_places(versions, hosts), marks),
         ),
         rows=index_rows(trend.index),
         studies=charts,
@@ -130,6 +140,9 @@ def _matrix_lines(
     return lines
 
 
-def _study_chart(trend: ScenarioTrend, study: Study, points: list[Point]) -> StudyChart:
-    figure = study_curves_figure(points, statistic=study.statistic)
+def _study_chart(
+    trend: ScenarioTrend, study: Study, points: list[Point], marks: Sequence[EventMark], place: Place
+) -> StudyChart:
+    events = study_events(study, marks, place)
+    figure = study_curves_figure(points, statistic=study.statistic, events=events)
     return StudyChart(study=study, figure_id=f"curves-{trend.scenario_id}-{study.pk}", figure=figure)

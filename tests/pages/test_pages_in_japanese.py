@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from benchdash.inventory.models import Event
 from tests.pages.japanese_words import allowed_words, english_words
 from tests.site_pages import site_with_everything
 
@@ -28,6 +29,7 @@ def visible_text(html: str) -> str:
 def site(member_roles: None):
     pages, member = site_with_everything()
     admin_pages = {"admin groups": "/admin/auth/group/", "admin member": f"/admin/auth/user/{member.pk}/change/"}
+    admin_pages["admin annotation"] = f"/admin/inventory/event/{Event.objects.get().pk}/change/"
     return pages | admin_pages, member
 
 

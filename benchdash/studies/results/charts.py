@@ -12,6 +12,8 @@ from html import escape
 
 from django.utils.translation import gettext as _
 
+from benchdash.inventory.event_drawing import add_event_notes
+from benchdash.inventory.events import EventTouch
 from benchdash.inventory.models import version_sort_key
 from benchdash.studies.models import Statistic
 from benchdash.studies.results.compare import Point
@@ -40,10 +42,11 @@ def tps_by_clients_figure(
     statistic: str = Statistic.MEDIAN,
     ranges: bool = True,
     ordered: bool = False,
+    events: Sequence[EventTouch] = (),
 ) -> dict:
     """TPS vs clients: one line per build (or variant) through its figures, by version then name, or with
     `ordered` in the order of the points; with `ranges`, min to max as asymmetric error bars where they are
-    known (a published figure has none)."""
+    known (a published figure has none); the events that touch the study as notes above the plot."""
     points = list(points)
     by_build: dict[int, list[Point]] = defaultdict(list)
     for point in points:
@@ -58,7 +61,7 @@ def tps_by_clients_figure(
     ]
     layout = tps_layout(title, levels=[point.level for point in points])
     layout["yaxis"]["title"]["text"] = statistic_axis_title(statistic)
-    return {"data": traces, "layout": layout}
+    return {"data": traces, "layout": add_event_notes(layout, events)}
 
 
 def level_label(level: tuple[int, str]) -> str:

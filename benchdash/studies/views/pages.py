@@ -9,6 +9,7 @@ from benchdash.access import read_access
 from benchdash.inventory.models import Build
 from benchdash.inventory.noise_display import noise_summary
 from benchdash.studies.environment import study_environment
+from benchdash.studies.event_places import study_events
 from benchdash.studies.evidence.page import study_evidence
 from benchdash.studies.evidence.table_health import study_table_health
 from benchdash.studies.filters import StudyFilterForm
@@ -66,8 +67,9 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     names = Scenario.objects.filter(id__in={point.scenario_id for point in points}).display_names()
     lines = study_lines(study)
     tables = scenario_tables(points, lines.baseline_id, comparisons, names)
+    events = study_events(study)
     charts = [
-        (f"chart-{table.scenario_id}", tps_by_clients_figure(table.points, statistic=study.statistic))
+        (f"chart-{table.scenario_id}", tps_by_clients_figure(table.points, statistic=study.statistic, events=events))
         for table in tables
     ]
     trials = study.trials.select_related("build", "scenario", "variant").order_by("position", "id")

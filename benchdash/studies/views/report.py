@@ -8,9 +8,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from benchdash.access import read_access
+from benchdash.inventory.events import EventTouch
 from benchdash.studies.csv_export import csv_response, python_csv
+from benchdash.studies.event_places import study_events
 from benchdash.studies.models import Study
 from benchdash.studies.results.charts import statistic_axis_title, tps_by_clients_figure
+from benchdash.studies.results.compare import Point
 from benchdash.studies.results.report import ConclusionsForm, report_columns, report_header, report_rows, study_tables
 
 CONCLUSIONS_PERMISSION = "studies.change_study"
@@ -19,12 +22,11 @@ CONCLUSIONS_PERMISSION = "studies.change_study"
 @read_access
 def study_report(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study.objects.select_related("db_host", "baseline"), pk=pk)
-    tables = study_tables(study)
+    tables, events = study_tables(study), study_events(study)
     ctx = {
         "study": study,
         "sections": [
-            (table, f"report-chart-{table.scenario_id}", tps_by_clients_figure(table.points, statistic=study.statistic))
-            for table in tables
+            (table, f"report-chart-{table.scenario_id}", _chart(table.points, study, events)) for table in tables
         ],
         "columns": report_columns(tables),
         "value_heading": statistic_axis_title(study.statistic),
@@ -33,6 +35,10 @@ def study_report(request: HttpRequest, pk: int) -> HttpResponse:
         "can_edit": request.user.has_perm(CONCLUSIONS_PERMISSION),
     }
     return render(request, "studies/report.html", ctx)
+
+
+def _chart(points: list[Point], study: Study, events: list[EventTouch]) -> dict:
+    return tps_by_clients_figure(points, statistic=study.statistic, events=events)
 
 
 @require_GET
