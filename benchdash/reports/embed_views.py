@@ -17,7 +17,7 @@ from django.utils import translation
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import http_date
 from django.views.decorators.clickjacking import xframe_options_exempt
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_safe
 
 from benchdash.access import read_access
 from benchdash.api.tokens import reader_allowed, unauthorized
@@ -28,7 +28,7 @@ LANGUAGES = ("ja", "en")
 IMAGE_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
 
 
-@require_GET
+@require_safe  # HEAD too: a wiki may ask whether the image changed
 @login_not_required
 def study_chart_image(request: HttpRequest, pk: int, scenario: str, extension: str) -> HttpResponseBase:
     if not reader_allowed(request):
@@ -36,7 +36,7 @@ def study_chart_image(request: HttpRequest, pk: int, scenario: str, extension: s
     return _image(request, extension, _study_embed_of(pk, scenario))
 
 
-@require_GET
+@require_safe
 @login_not_required
 def trend_chart_image(request: HttpRequest, scenario: str, extension: str) -> HttpResponseBase:
     if not reader_allowed(request):

@@ -100,12 +100,14 @@ def test_a_second_fetch_with_the_etag_is_a_304_until_a_figure_changes(client, st
     etag = first["ETag"]
 
     again = client.get(study_url("png", study), {"lang": "en"}, HTTP_IF_NONE_MATCH=etag)
+    head = client.head(study_url("png", study), {"lang": "en"}, HTTP_IF_NONE_MATCH=etag)
     other_language = client.get(study_url("png", study), {"lang": "ja"}, HTTP_IF_NONE_MATCH=etag)
     Study.objects.filter(pk=study.pk).update(threshold=0.05)
     changed = client.get(study_url("png", study), {"lang": "en"}, HTTP_IF_NONE_MATCH=etag)
 
     assert first["Last-Modified"] and "no-cache" in first["Cache-Control"]
     assert again.status_code == 304 and again.content == b""
+    assert head.status_code == 304  # a wiki may ask with HEAD
     assert other_language.status_code == 200
     assert changed.status_code == 200 and changed["ETag"] != etag
 
