@@ -12,7 +12,7 @@ from PIL import Image
 
 from benchdash.api.tokens import issue_token
 from benchdash.studies.models import Study
-from tests.factories import BuildFactory, HostFactory, ScenarioFactory, StudyFactory, succeeded_runs
+from tests.factories import BuildFactory, HostFactory, ScenarioFactory, StudyFactory, TrialFactory, succeeded_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -171,3 +171,39 @@ def test_with_public_read_off_a_member_or_a_members_token_gets_the_image(client,
     assert by_token.status_code == 200 and by_token.content.startswith(PNG_MAGIC)
     assert bad_token.status_code == 401
     assert by_session.status_code == 200 and "private" in by_session["Cache-Control"]
+
+
+def test_a_published_study_is_stamped_with_its_source_and_hardware_and_no_interval(client):
+    scenario = ScenarioFactory(slug="embed-published", name="Update")
+    study = StudyFactory(
+        title="Published pair",
+        year=2019,
+        kind=Study.Kind.PUBLISHED,
+        status=Study.Status.DONE,
+        db_host=None,
+        client_host=None,
+        hardware="2 x Xeon E5-2690",
+        source="PGECons 2019 WG1 report, p. 12 " + "x" * 200,
+        statistic="peak",
+    )
+    for version, tps in (("11.0", 1000.0), ("12.0", 1100.0)):
+        build = BuildFactory(version=version, name=f"PostgreSQL {version}")
+        TrialFactory(
+            study=study,
+            build=build,
+            scenario=scenario,
+            host=None,
+            clients=8,
+            published=True,
+            status="succeeded",
+            tps=tps,
+        )
+
+    texts = svg_texts(client.get(study_url("svg", study, "embed-published"), {"lang": "en"}).content)
+
+    assert "DB host: 2 x Xeon E5-2690" in texts and "interval method: —" in texts
+    assert any(text.startswith("statistic: peak") for text in texts)
+    [source] = [text for text in texts if text.startswith("source: ")]
+    assert (
+        source.startswith("source: PGECons 2019 WG1 report, p. 12 xxx") and source.endswith("…") and len(source) < 160
+    )
