@@ -24,6 +24,7 @@ urlpatterns = [
     path("studies/", include("benchdash.studies.urls")),
     path("changes/", include("benchdash.changes.urls")),
     path("reports/", include("benchdash.reports.urls")),
+    path("embed/", include("benchdash.reports.embed_urls")),
     path("studies/cloud/", include("benchdash.cloud.urls")),
     path("", include("benchdash.inventory.urls")),
     path("", include("benchdash.queue.urls")),

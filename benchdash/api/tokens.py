@@ -4,7 +4,9 @@ import hashlib
 import secrets
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
 from benchdash.api.models import ApiToken
@@ -43,3 +45,21 @@ def revoke_token(user: User, token_id: int) -> bool:
     """Revoke one of `user`'s own tokens; False when it is not theirs or already revoked."""
     revoked = ApiToken.objects.filter(pk=token_id, user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
     return revoked == 1
+
+
+def reader_allowed(request: HttpRequest) -> bool:
+    """For a reader that cannot follow a login page (a feed reader, a wiki fetching an embedded image): the pages'
+    rule (anyone with public read, else a logged-in member), or a member's token as `Authorization: Bearer bd_...`
+    (a token in the URL would end in logs). A token that is given must be good."""
+    header = request.headers.get("Authorization", "")
+    if header:
+        scheme, _space, token = header.partition(" ")
+        return scheme.lower() == "bearer" and token_user(token.strip()) is not None
+    return bool(settings.PUBLIC_READ or request.user.is_authenticated)
+
+
+def unauthorized() -> HttpResponse:
+    """401 with the scheme to use: such a reader is told what to send rather than sent to a login page."""
+    response = HttpResponse("a member's session or API token (Authorization: Bearer bd_...) is needed", status=401)
+    response["WWW-Authenticate"] = "Bearer"
+    return response

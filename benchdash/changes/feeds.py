@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.syndication.views import Feed
 from django.db.models import QuerySet
@@ -18,7 +17,7 @@ from django.urls import reverse, reverse_lazy
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import gettext_lazy as _
 
-from benchdash.api.tokens import token_user
+from benchdash.api.tokens import reader_allowed, unauthorized
 from benchdash.changes.models import ChangePoint
 
 FEED_ITEMS = 50
@@ -31,20 +30,9 @@ def new_official_changes() -> QuerySet[ChangePoint]:
 @login_not_required
 def feed_view(request: HttpRequest) -> HttpResponse:
     """The feed for a reader allowed by the module's rule; 401 with the scheme to use otherwise."""
-    header = request.headers.get("Authorization", "")
-    if header:
-        scheme, _space, token = header.partition(" ")
-        if scheme.lower() != "bearer" or token_user(token.strip()) is None:
-            return _unauthorized()
-    elif not (settings.PUBLIC_READ or request.user.is_authenticated):
-        return _unauthorized()
+    if not reader_allowed(request):
+        return unauthorized()
     return NewChangesFeed()(request)
-
-
-def _unauthorized() -> HttpResponse:
-    response = HttpResponse("a member's session or API token (Authorization: Bearer bd_...) is needed", status=401)
-    response["WWW-Authenticate"] = "Bearer"
-    return response
 
 
 class NewChangesFeed(Feed):

@@ -181,7 +181,7 @@ def every_page(ids: dict[str, int]) -> list[str]:
             continue
         for name, value in (("<int:pk>", ids["trial"] if "trials/" in route else ids["study"]),):
             route = route.replace(name, str(ids["host"] if route.startswith("hosts/") else value))
-        route = route.replace("<int:study_id>", str(ids["study"]))
+        route = route.replace("<int:study_id>", str(ids["study"])).replace("<slug:scenario>", "pgbench-select-only")
         found.append("/" + _regex_filled(route))
     return found
 
@@ -198,10 +198,11 @@ def _regex_filled(route: str) -> str:
 
 
 def _machine_readable(page: str) -> bool:
-    """The API's data and the Atom feed answer a visitor without a session 401 (scripts and feed readers cannot follow a
-    login page); every other page sends the visitor to log in."""
+    """The API's data, the Atom feed and the embedded images answer a visitor without a session 401 (scripts, feed
+    readers and a wiki fetching an image cannot follow a login page); every other page sends the visitor to log in."""
     api_data = page.startswith("/api/v1/") and not page.endswith(("/v1/", "/docs", "/openapi.json"))
-    return api_data or page.endswith("/feed.atom")
+    embedded_image = page.startswith("/embed/") and page.endswith((".png", ".svg"))
+    return api_data or embedded_image or page.endswith("/feed.atom")
 
 
 def _patterns(patterns, prefix: str = ""):
