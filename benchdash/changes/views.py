@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from benchdash.access import read_access
-from benchdash.changes.card import change_card
+from benchdash.changes.card import change_card, compare_query
 from benchdash.changes.charts import minor_series_figure
 from benchdash.changes.explanation import RULE
 from benchdash.changes.forms import AcknowledgeForm
@@ -38,6 +38,7 @@ def change_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "change": change,
         "figure": change_figure(change),
         "card": change_card(change),
+        "compare_query": compare_query(change),
         "rule": RULE,
         "form": AcknowledgeForm(instance=getattr(change, "acknowledgement", None)),
     }
@@ -52,6 +53,7 @@ def change_acknowledge_view(request: HttpRequest, pk: int) -> HttpResponse:
     form = AcknowledgeForm(request.POST)
     if not form.is_valid():
         ctx = {"change": change, "figure": change_figure(change), "card": change_card(change), "rule": RULE}
+        ctx["compare_query"] = compare_query(change)
         return render(request, "changes/detail.html", ctx | {"form": form}, status=400)
     change_acknowledge(change=change, data=form.cleaned_data, by=request.user)
     messages.success(request, _("The change is acknowledged: it stays listed, no longer new."))
