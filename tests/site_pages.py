@@ -61,6 +61,7 @@ def site_with_everything() -> tuple[dict[str, str], User]:
         "bisect": reverse("changes:bisect", args=[_bisect_of(study).pk]),
         "api tokens": reverse("api_tokens"),
         "password": reverse("password_change"),
+        "side by side": reverse("compare:sides") + f"?a=study:{study.pk}&b=study:{study.pk}/line:{_newest(study)}",
     }
     return pages | _published_with_findings(), member
 
@@ -105,6 +106,11 @@ def _measured_study() -> tuple[Study, Trial]:
     trial.refresh_from_db()
     evidence_refresh(trial=trial, artifacts=real_artifacts())
     return study, trial
+
+
+def _newest(study: Study) -> int:
+    """The id of the study's newest build: its line beside the baseline's on the side-by-side page."""
+    return study.builds.order_by("-version_sort").values_list("pk", flat=True).first()
 
 
 def _bisect_of(study: Study) -> Bisect:
