@@ -124,3 +124,22 @@ def test_the_change_page_links_its_two_sides_side_by_side(client, member, offici
     assert response.status_code == 200
     compared = response.context["page"]
     assert (compared.a.study, compared.b.study) == (official_change.before_study, official_change.after_study)
+
+
+def test_the_evidence_table_names_the_sides_a_and_b(client, two_studies):
+    first, second, *_rest = two_studies
+
+    page = compare(client, f"study:{first.pk}", f"study:{second.pk}").content.decode()
+
+    evidence = page[page.index('id="evidence-differences"') :]
+    assert '<th class="num">a</th><th class="num">b</th>' in evidence
+    assert "<td>shared_buffers</td>" in evidence
+
+
+def test_sides_whose_trials_left_no_evidence_say_so(client, two_studies):
+    first, second, *_rest = two_studies
+    Trial.objects.update(server_settings={})
+
+    page = compare(client, f"study:{first.pk}", f"study:{second.pk}").content.decode()
+
+    assert "Neither side's trials left any evidence here" in page
