@@ -143,3 +143,28 @@ def test_sides_whose_trials_left_no_evidence_say_so(client, two_studies):
     page = compare(client, f"study:{first.pk}", f"study:{second.pk}").content.decode()
 
     assert "Neither side's trials left any evidence here" in page
+
+
+def test_with_public_read_off_a_visitor_logs_in_first_and_a_member_reads_it(client, two_studies, settings, member):
+    first, second, *_rest = two_studies
+    settings.PUBLIC_READ = False
+    client.logout()
+
+    refused = compare(client, f"study:{first.pk}", f"study:{second.pk}")
+    client.force_login(member)
+    read = compare(client, f"study:{first.pk}", f"study:{second.pk}")
+
+    assert refused.status_code == 302 and refused.url.startswith(reverse("login"))
+    assert read.status_code == 200
+
+
+@pytest.mark.parametrize("page", ["trends:index", "studies:detail", "compare:sides"])
+def test_the_pages_with_charts_offer_to_copy_their_link(client, two_studies, page):
+    first, second, *_rest = two_studies
+    arguments = {"studies:detail": [first.pk]}.get(page, [])
+    query = {"a": f"study:{first.pk}", "b": f"study:{second.pk}"} if page == "compare:sides" else {}
+
+    response = client.get(reverse(page, args=arguments), query)
+
+    assert response.status_code == 200
+    assert response.content.decode().count("data-copy-link") == 1
