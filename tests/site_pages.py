@@ -63,6 +63,7 @@ def site_with_everything() -> tuple[dict[str, str], User]:
         "change with an annotation": reverse("changes:detail", args=[_change_of(study).pk]),
         "api tokens": reverse("api_tokens"),
         "password": reverse("password_change"),
+        "side by side": reverse("compare:sides") + f"?a=study:{study.pk}&b=study:{study.pk}/line:{_newest(study)}",
     }
     return pages | _published_with_findings(), member
 
@@ -128,6 +129,11 @@ def _change_of(study: Study) -> ChangePoint:
         mean_after=426.0, size=0.024, pvalue=0.001, series_labels=[old.version, new.version],
         series_values=[416.0, 426.0],
     )  # fmt: skip
+
+
+def _newest(study: Study) -> int:
+    """The id of the study's newest build: its line beside the baseline's on the side-by-side page."""
+    return study.builds.order_by("-version_sort").values_list("pk", flat=True).first()
 
 
 def _bisect_of(study: Study) -> Bisect:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlencode
 
 from benchdash.changes.explanation import Moved, SideEvidence, explain
 from benchdash.changes.models import ChangePoint
+from benchdash.changes.sides import line_ref
 from benchdash.studies.evidence.compare import EvidencePoint, evidence_points
 from benchdash.studies.evidence.store import evidence_rows, perf_profiles
 from benchdash.studies.evidence.table_health import study_table_health
@@ -34,6 +36,15 @@ def change_card(change: ChangePoint) -> list[Moved] | None:
         return None
     before, after = (side_evidence(side) for side in sides)
     return explain(before, after) if before != SideEvidence() or after != SideEvidence() else None
+
+
+def compare_query(change: ChangePoint) -> str:
+    """The query of the comparison page of the change's two sides (`a=...&b=...`); empty where a side is not one
+    build of a study."""
+    if not (change.before_study and change.after_study and change.before_build_id and change.after_build_id):
+        return ""
+    refs = line_ref(change.before_study, change.before_build_id), line_ref(change.after_study, change.after_build_id)
+    return "" if None in refs else urlencode({"a": refs[0], "b": refs[1]})
 
 
 def change_sides(change: ChangePoint) -> tuple[Side, Side] | None:

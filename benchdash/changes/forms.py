@@ -3,6 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 from benchdash.changes.bisects import BisectRefused, minors_between
 from benchdash.changes.models import Acknowledgement
+from benchdash.changes.sides import BadRef, CompareSide, compare_side
 from benchdash.inventory.models import Build
 from benchdash.studies.models import Scenario, Study
 
@@ -47,3 +48,23 @@ class BisectForm(forms.Form):
             if first.version_sort >= last.version_sort:
                 raise forms.ValidationError(_("The build before the change must be the older one."))
         return data
+
+
+class CompareForm(forms.Form):
+    """Two refs from the address (`/compare/?a=...&b=...`), each turned into the side it names (changes/sides.py)."""
+
+    a = forms.CharField(label="a", max_length=80)
+    b = forms.CharField(label="b", max_length=80)
+
+    def clean_a(self) -> CompareSide:
+        return _side_of(self.cleaned_data["a"])
+
+    def clean_b(self) -> CompareSide:
+        return _side_of(self.cleaned_data["b"])
+
+
+def _side_of(ref: str) -> CompareSide:
+    try:
+        return compare_side(ref)
+    except BadRef as bad:
+        raise forms.ValidationError(f"{ref}: {bad}") from bad

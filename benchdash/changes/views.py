@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from benchdash.access import read_access
-from benchdash.changes.card import change_card
+from benchdash.changes.card import change_card, compare_query
 from benchdash.changes.charts import minor_series_figure
 from benchdash.changes.events import change_events, minor_series_events
 from benchdash.changes.explanation import RULE
@@ -45,6 +45,7 @@ def _detail_ctx(change: ChangePoint) -> dict[str, object]:
         "figure": change_figure(change),
         "card": change_card(change),
         "events": change_events(change),
+        "compare_query": compare_query(change),
         "rule": RULE,
     }
 

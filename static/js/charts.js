@@ -138,15 +138,86 @@ window.benchdashCharts = (function () {
     return source ? JSON.parse(source.textContent) : null;
   }
 
-  // Draws one chart, or redraws it in place (Plotly.react) once drawn.
+  // A chart's zoom lives in the page's address, one parameter a chart ("z.<figure id>=x0,x1,y0,y1"), so that a
+  // link pasted into a report opens the chart as its author saw it; the page's own filters stay in the query.
+  function zoomParameter(element) {
+    return "z." + element.dataset.figure;
+  }
+
+  function zoomOf(element) {
+    var text = new URLSearchParams(window.location.search).get(zoomParameter(element));
+    var parts = text ? text.split(",") : [];
+    if (parts.length !== 4) {
+      return null;
+    }
+    var values = parts.map(function (part) { return part !== "" && isFinite(part) ? Number(part) : part; });
+    return { x: values.slice(0, 2), y: values.slice(2, 4) };
+  }
+
+  function zoomed(layout, zoom) {
+    if (!zoom) {
+      return layout;
+    }
+    return Object.assign({}, layout, {
+      xaxis: Object.assign({}, layout.xaxis || {}, { range: zoom.x, autorange: false }),
+      yaxis: Object.assign({}, layout.yaxis || {}, { range: zoom.y, autorange: false }),
+    });
+  }
+
+  function rounded(value) {
+    return typeof value === "number" ? String(Math.round(value * 1000) / 1000) : String(value);
+  }
+
+  // After a zoom, a pan or a reset (a double click), the address says the chart's range, without a new history entry.
+  function rememberZoom(element) {
+    var xaxis = (element.layout || {}).xaxis || {};
+    var yaxis = (element.layout || {}).yaxis || {};
+    var url = new URL(window.location.href);
+    if ((xaxis.autorange !== false && yaxis.autorange !== false) || !xaxis.range || !yaxis.range) {
+      url.searchParams.delete(zoomParameter(element));
+    } else {
+      url.searchParams.set(zoomParameter(element), xaxis.range.concat(yaxis.range).map(rounded).join(","));
+    }
+    window.history.replaceState(window.history.state, "", url.toString());
+  }
+
+  // Draws one chart, or redraws it in place (Plotly.react) once drawn, at the zoom its address gives.
   function draw(element) {
     var figure = figureOf(element);
     if (!figure || !window.Plotly) {
       return;
     }
-    var plot = element.classList.contains("js-plotly-plot") ? window.Plotly.react : window.Plotly.newPlot;
-    plot(element, figure.data, themed(figure.layout || {}), config(element.dataset.pngName));
+    var drawn = element.classList.contains("js-plotly-plot");
+    var plot = drawn ? window.Plotly.react : window.Plotly.newPlot;
+    var layout = zoomed(themed(figure.layout || {}), zoomOf(element));
+    plot(element, figure.data, layout, config(element.dataset.pngName)).then(function () {
+      if (!drawn) {
+        element.on("plotly_relayout", function () { rememberZoom(element); });
+      }
+    });
   }
+
+  // The page's address, zooms and filters in it, to the clipboard; where the clipboard is closed (a plain http
+  // page), the address selected in a box for the member to copy.
+  function copyLink(button) {
+    var done = function () { button.textContent = button.dataset.copied || button.textContent; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(window.location.href).then(done);
+      return;
+    }
+    var box = document.createElement("input");
+    box.value = window.location.href;
+    box.readOnly = true;
+    button.insertAdjacentElement("afterend", box);
+    box.select();
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("[data-copy-link]") : null;
+    if (button) {
+      copyLink(button);
+    }
+  });
 
   function onScreen(element) {
     var box = element.getBoundingClientRect();

@@ -94,5 +94,6 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "progress": study_progress(study),
         "variants": study.variants.select_related("build", "db_host"),
         "overlaps": trial_overlaps(study),
+        "other_studies": Study.objects.exclude(pk=study.pk).order_by(*STUDY_LIST_ORDER)[:STUDIES_PER_PAGE],
     }
     return render(request, "studies/detail.html", ctx)
