@@ -6,7 +6,7 @@ from django.utils import translation
 
 from benchdash.cloud.creation import cloud_study_create
 from benchdash.cloud.models import CloudInstance, CloudStudy
-from benchdash.inventory.models import Build
+from benchdash.inventory.models import Build, Host
 from benchdash.studies.forms import StudyForm
 from benchdash.studies.models import Study
 from benchdash.studies.results.host_spread import study_spreads
@@ -78,3 +78,23 @@ def test_instances_of_another_type_share_nothing(presets, builds):
     other = cloud_study(make_template(name="bigger", db_instance_type="m5a.16xlarge"), builds, scenario)
 
     assert study_spreads(other.study) == {}
+
+
+def test_the_migration_gives_hosts_made_before_kinds_their_templates_and_takes_it_back(presets, builds):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("benchdash.cloud.migrations.0004_hosts_take_their_templates_kind")
+    template = make_template()
+    cloud = cloud_study(template, builds, presets["pgecons-reference"])
+    made = Host.objects.filter(pk__in=cloud.instances.values("host_id"))
+    made.update(cloud_instance_type="", cloud_image="")  # as made before hosts had a kind
+
+    migration.hosts_take_their_kind(apps, None)
+
+    kinds = {host.name.rsplit("-", 1)[1]: (host.cloud_instance_type, host.cloud_image) for host in made}
+    assert kinds == {"db": ("m5a.8xlarge", template.image_id), "client": ("c5.2xlarge", template.image_id)}
+    assert Host.objects.get(name=ELSEWHERE.name).cloud_instance_type == ""
+    migration.hosts_lose_their_kind(apps, None)
+    assert set(made.values_list("cloud_instance_type", "cloud_image")) == {("", "")}
