@@ -98,3 +98,25 @@ def test_the_migration_gives_hosts_made_before_kinds_their_templates_and_takes_i
     assert Host.objects.get(name=ELSEWHERE.name).cloud_instance_type == ""
     migration.hosts_lose_their_kind(apps, None)
     assert set(made.values_list("cloud_instance_type", "cloud_image")) == {("", "")}
+
+
+def test_the_cloud_forms_preview_gives_the_spread_of_the_templates_earlier_instances(presets, builds, settings):
+    from decimal import Decimal
+
+    from benchdash.cloud.forms import CloudStudyForm
+
+    settings.CLOUD_STUDY_BUDGET_USD, settings.CLOUD_MONTHLY_BUDGET_USD = Decimal(100), Decimal(1000)
+    scenario, (old, new) = presets["pgecons-reference"], builds
+    template = make_template()
+    earlier = cloud_study(template, builds, scenario)
+    succeeded_runs(earlier.study, scenario, {(old, 1): QUIET_RUNS, (new, 1): QUIET_RUNS})
+    Study.objects.filter(pk=earlier.study_id).update(status=Study.Status.DONE)
+    data = form_data(host=register_host(ELSEWHERE), builds=builds, baseline=old, scenarios=[scenario], clients="1")
+    del data["db_host"], data["client_host"], data["queue"]
+
+    form = CloudStudyForm({**data, "template": template.pk, "repetitions": "3"})
+    assert form.is_valid(), form.errors
+    (row,) = form.preview()["power"]
+
+    assert (row.power.spread.degrees, row.cv_percent) == (8, "0.8%")
+    assert str(row.source_label) == "from 1 study on m5a.8xlarge instances"
