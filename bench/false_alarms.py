@@ -1,6 +1,7 @@
 """False alarms, power and trials of every design the study form offers, on recorded runs replayed as studies.
 
 Usage:  .venv/bin/python bench/false_alarms.py [--runs bench/data/runs-local-select-only-c2.csv ...]
+        [--kindred bench/data/runs-local-1127-select-only-c2.csv ...]
         [--cvs 0.01,0.02,0.05] [--studies 1000] [--threshold 0.02] [--seed 11]
 
 Each simulated study takes one file's recorded runs from a random starting point (one that leaves the largest
@@ -16,6 +17,10 @@ host with no history (the pairs' own spread alone, a new host's first study): 3 
 adaptive 3 to 10 with today's rule (95% shared equally among the 8 looks, Bonferroni) and with the new one (the
 group-sequential boundary, studies/results/sequential.py). A/A (B = A): every "faster" or "slower" is a false
 alarm; B's runs times 1.02, 1.05, 1.10: how often the gain is called "faster". The same deals for every gain and design.
+
+With --kindred (one file for each of --runs), the history comes from the kindred record instead: the 30 runs
+before the same starting point there, as a new host borrows the history of hosts of its kind (studies/results/
+host_spread.py) and has none of its own. Only the two intervals that borrow a history are drawn then.
 
 Each file is replayed as recorded (its CV measured) and rescaled to quieter CVs (--cvs): the log TPS deviations
 from their mean multiplied so that the CV is the one asked, which keeps the recorded shape and drift. Prints a
@@ -134,14 +139,18 @@ def rescaled(record: list[float], cv: float) -> list[float]:
     return [math.exp(mean + (log - mean) * factor) for log in logs]
 
 
-def row(label: str, record: list[float], plan: Plan, method: str, options: argparse.Namespace) -> str:
+def row(
+    label: str, record: list[float], plan: Plan, method: str, options: argparse.Namespace, history: list[float]
+) -> str:
+    """One line of the table; `history` is the record the host's recent studies are taken from (the studied one,
+    or a kindred host's)."""
     shares, runs_used = {}, {}
     for gain in GAINS:
         rng = random.Random(options.seed)  # the same starting points and shuffles for every gain and design
         outcomes = []
         for _ in range(options.studies):
             start = rng.randrange(len(record) - MOST_RUNS + 1)
-            spread = history_spread(record, start)
+            spread = history_spread(history, start)
 
             def interval(
                 runs: list[float], base: list[float], confidence: float, spread: HostSpread = spread
@@ -167,6 +176,7 @@ def row(label: str, record: list[float], plan: Plan, method: str, options: argpa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", nargs="+", default=["bench/data/runs-local-select-only-c2.csv"])
+    parser.add_argument("--kindred", nargs="+", help="one record a --runs file, its history taken from it")
     parser.add_argument("--cvs", default="0.01,0.02,0.05")
     parser.add_argument("--studies", type=int, default=1000)
     parser.add_argument("--threshold", type=float, default=0.02)
@@ -179,15 +189,25 @@ def main() -> None:
         "| +5% called faster | +10% called faster | runs per build, mean (A/A / +5%) |"
     )
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
-    for path in options.runs:
-        with open(path, newline="") as file:
-            recorded = [float(line["tps"]) for line in csv.DictReader(file)]
-        records = [(f"{Path(path).stem}, as recorded ({coefficient_of_variation(recorded):.1%})", recorded)]
-        records += [(f"{Path(path).stem}, rescaled to {cv:.0%}", rescaled(recorded, cv)) for cv in _cvs(options)]
-        for label, record in records:
+    if options.kindred and len(options.kindred) != len(options.runs):
+        parser.error("--kindred takes one record for each of --runs")
+    methods = ("pooled t", "paired t") if options.kindred else METHODS
+    for path, kindred in zip(options.runs, options.kindred or options.runs, strict=True):
+        recorded, kin = _tps(path), _tps(kindred)
+        named = f"{Path(path).stem}" + (f", history from {Path(kindred).stem}" if options.kindred else "")
+        records = [(f"{named}, as recorded ({coefficient_of_variation(recorded):.1%})", recorded, kin)]
+        records += [
+            (f"{named}, rescaled to {cv:.0%}", rescaled(recorded, cv), rescaled(kin, cv)) for cv in _cvs(options)
+        ]
+        for label, record, history in records:
             for plan in PLANS:
-                for method in METHODS:
-                    print(row(label, record, plan, method, options), flush=True)
+                for method in methods:
+                    print(row(label, record, plan, method, options, history), flush=True)
+
+
+def _tps(path: str) -> list[float]:
+    with open(path, newline="") as file:
+        return [float(line["tps"]) for line in csv.DictReader(file)]
 
 
 def _interval_cost(seed: int) -> None:

@@ -37,9 +37,12 @@ def cloud_study_create(
 
 
 def _new_host(template: CloudTemplate, role: str) -> Host:
-    """A host row for an instance to come: its address and pinned key are filled in once it is up."""
+    """A host row for an instance to come: its address and pinned key are filled in once it is up. Its instance
+    type and image make its host kind, whose noise history it shares (inventory/host_kind.py)."""
     return Host.objects.create(
         name=f"cloud-{template.name}-{secrets.token_hex(3)}-{role}",
+        cloud_instance_type=template.roles()[role][0],
+        cloud_image=template.image_id,
         username=template.ssh_user,
         key_path=template.key_path,
         work_dir=template.work_dir,

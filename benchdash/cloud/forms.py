@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from benchdash.cloud.budget import CloudEstimate, budget_refusals, estimate
 from benchdash.cloud.models import CloudTemplate
+from benchdash.inventory.models import Host
 from benchdash.studies.forms import StudyForm
 
 
@@ -36,3 +37,9 @@ class CloudStudyForm(StudyForm):
 
     def preview(self) -> dict[str, Any]:
         return {**super().preview(), "cloud": self.cloud_estimate()}
+
+    def preview_host(self) -> Host:
+        """A DB host as the template will make it (not saved): its kind gives the preview the history of the
+        template's earlier instances."""
+        template = self.cleaned_data["template"]
+        return Host(cloud_instance_type=template.db_instance_type, cloud_image=template.image_id)

@@ -75,6 +75,10 @@ class Host(models.Model):
     # Bytes under the work dir by part (clusters, snapshots, builds), as a worker last measured them.
     work_dir_usage = models.JSONField(_("work dir usage"), default=dict, blank=True, editable=False)
     work_dir_measured_at = models.DateTimeField(_("work dir measured"), null=True, blank=True, editable=False)
+    # A host a cloud template made (benchdash/cloud/creation.py): the template's instance type and image, its host
+    # kind (inventory/host_kind.py); blank on a host registered by hand, whose kind its facts give.
+    cloud_instance_type = models.CharField(_("cloud instance type"), max_length=40, blank=True, editable=False)
+    cloud_image = models.CharField(_("cloud image"), max_length=30, blank=True, editable=False)
     notes = models.TextField(_("notes"), blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     # Set by an attempt that found the host unreachable and waits for it; cleared when it answers again.

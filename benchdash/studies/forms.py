@@ -350,7 +350,11 @@ class StudyForm(forms.Form):
         data = self.cleaned_data
         design = Design(data["repetitions"], data.get("max_repetitions"))
         threshold = data.get("threshold", DEFAULT_THRESHOLD)
-        return preview_power(data.get("db_host"), data["scenarios"], data["client_levels"], design, threshold)
+        return preview_power(self.preview_host(), data["scenarios"], data["client_levels"], design, threshold)
+
+    def preview_host(self) -> Host | None:
+        """The DB host whose history the preview reads (the cloud form's is the template's kind, a host to come)."""
+        return self.cleaned_data.get("db_host")
 
 
 def design_initial(design: StudyDesign) -> dict[str, Any]:

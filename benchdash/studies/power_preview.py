@@ -2,7 +2,8 @@
 what the design can tell with it (studies/results/power.py); on the study page the same figures from its own runs.
 
 Where the spread comes from, in this order: the host's recent studies of the scenario at the study's client levels
-(results/host_spread.py, pooled; the pooled t interval will borrow it), else the host's latest noise check (its
+(results/host_spread.py, pooled; the pooled t interval will borrow it), or where the host has too few of its own, those
+of hosts of its kind (the same instance type and image, or the same hardware), else the host's latest noise check (its
 micro-run's CV: a lower bound, pgbench spreads more), else nothing (the page says it cannot tell).
 """
 
@@ -17,12 +18,12 @@ from django.utils.translation import gettext_lazy as _
 from benchdash.inventory.models import Host
 from benchdash.studies.models import Scenario, Study
 from benchdash.studies.results.compare import Point
-from benchdash.studies.results.host_spread import host_spreads, pooled_by_cell
+from benchdash.studies.results.host_spread import pooled_by_cell, spread_history, spread_source
 from benchdash.studies.results.pooled import HostSpread
 from benchdash.studies.results.power import DesignPower, ExpectedSpread, design_power
 from benchdash.studies.results.sequential import Design
 
-RECENT, NOISE_CHECK, THIS_STUDY = "recent studies", "noise check", "this study"
+RECENT, KIND, NOISE_CHECK, THIS_STUDY = "recent studies", "host kind", "noise check", "this study"
 SOURCE_LABELS = {
     RECENT: _("from the host's recent studies of this scenario"),
     NOISE_CHECK: _("from the host's noise check (its micro-run: pgbench spreads more)"),
@@ -34,6 +35,7 @@ SOURCE_LABELS = {
 class ScenarioPower:
     scenario: Scenario
     power: DesignPower | None  # None: no spread known for it
+    kind_source: str = ""  # where a spread of the host's kind comes from, in words (host_spread.spread_source)
 
     @property
     def cv_percent(self) -> str:
@@ -41,7 +43,9 @@ class ScenarioPower:
 
     @property
     def source_label(self) -> str | Promise:
-        return SOURCE_LABELS[self.power.spread.source] if self.power else ""
+        if self.power is None:
+            return ""
+        return self.kind_source if self.power.spread.source == KIND else SOURCE_LABELS[self.power.spread.source]
 
     @property
     def smallest_percent(self) -> str:
@@ -52,14 +56,15 @@ class ScenarioPower:
 def preview_power(
     host: Host | None, scenarios: Iterable[Scenario], clients: list[int], design: Design, threshold: float
 ) -> list[ScenarioPower]:
-    """The preview's figures per scenario, from the host's history or its noise check."""
-    history = host_spreads(host.pk, None) if host else {}
+    """The preview's figures per scenario, from the host's history (or its kind's) or its noise check."""
+    history = spread_history(host, None)
     noise = _noise_spread(host)
     rows = []
     for scenario in scenarios:
         spread = _pooled(history.get((scenario.pk, level)) for level in clients)
-        expected = ExpectedSpread(spread.cv, RECENT, spread.degrees) if spread else noise
-        rows.append(ScenarioPower(scenario, design_power(expected, design, threshold) if expected else None))
+        expected = ExpectedSpread(spread.cv, KIND if spread.kind else RECENT, spread.degrees) if spread else noise
+        power = design_power(expected, design, threshold) if expected else None
+        rows.append(ScenarioPower(scenario, power, spread_source(spread) if spread and spread.kind else ""))
     return rows
 
 
@@ -79,11 +84,15 @@ def measured_power(study: Study, points: Iterable[Point]) -> list[ScenarioPower]
 
 
 def _pooled(spreads: Iterable[HostSpread | None]) -> HostSpread | None:
+    """The spreads of several client levels as one; where one is its kind's, the pool names the kind, and counts
+    the studies of the level that pools the most."""
     known = [spread for spread in spreads if spread is not None]
     degrees = sum(spread.degrees for spread in known)
     if not degrees:
         return None
-    return HostSpread(sum(spread.variance * spread.degrees for spread in known) / degrees, degrees)
+    variance = sum(spread.variance * spread.degrees for spread in known) / degrees
+    kind = next((spread.kind for spread in known if spread.kind), "")
+    return HostSpread(variance, degrees, max(spread.studies for spread in known), kind)
 
 
 def _noise_spread(host: Host | None) -> ExpectedSpread | None:

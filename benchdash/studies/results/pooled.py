@@ -75,10 +75,12 @@ class Runs:
 @dataclass(frozen=True)
 class HostSpread:
     """The run-to-run variance of log TPS on a host for one scenario and client count, and its degrees of freedom
-    (studies/results/host_spread.py finds it)."""
+    (studies/results/host_spread.py finds it: the host's own recent studies', or those of hosts of its kind)."""
 
     variance: float
     degrees: int
+    studies: int = 0  # how many studies' cells it pools (host_spread.py)
+    kind: str = ""  # the host kind in words where it is the history of hosts of the DB host's kind, else ""
 
     @property
     def cv(self) -> float:

@@ -32,10 +32,11 @@ MAX_RUNS = 20  # the form's most repetitions, and the most an adaptive cap is of
 @dataclass(frozen=True)
 class ExpectedSpread:
     """The run-to-run CV expected on a host, and where it comes from: `degrees` of a history the pooled t interval
-    can borrow (recent studies), or None (the noise check's micro-run, a lower bound for pgbench)."""
+    can borrow (recent studies, the host's or its kind's), or None (the noise check's micro-run, a lower bound for
+    pgbench)."""
 
     cv: float
-    source: str  # "recent studies" | "noise check"
+    source: str  # "recent studies" | "host kind" | "noise check" | "this study"
     degrees: int | None = None
 
     @property

@@ -7,6 +7,7 @@ trials change), never the trials themselves: 1,000,000 trials across 40 studies 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from django.db.models import Aggregate, F, FloatField, QuerySet
@@ -15,8 +16,12 @@ from benchdash.studies.models import Statistic, Study, StudyPoint, Trial
 from benchdash.studies.results.axes import study_line_levels
 from benchdash.studies.results.compare import Comparing, Point, compare_with_baseline
 from benchdash.studies.results.comparisons import Comparison, study_comparisons
-from benchdash.studies.results.host_spread import study_spreads
+from benchdash.studies.results.host_spread import spread_source, study_spreads
 from benchdash.studies.results.lines import StudyLines, study_lines
+from benchdash.studies.results.uncertainty import Method
+
+# The intervals that borrow the host's spread history (pooled.py).
+BORROWING = (Method.POOLED_T, Method.PAIRED_T)
 
 
 class Median(Aggregate):
@@ -88,6 +93,20 @@ def study_comparing(study: Study) -> Comparing:
     (a measured study's), peaks with peaks in a study of peak figures."""
     spreads = study_spreads(study) if study.kind == Study.Kind.MEASURED else {}
     return Comparing(study.statistic == Statistic.PEAK, study.threshold, study.design, spreads)
+
+
+def study_history_sources(study: Study, points: Iterable[Point]) -> list[str]:
+    """Where the spread history came from that the study's intervals borrowed, in words, each source once: "from 4
+    studies on m5a.8xlarge instances" (host_spread.spread_source); empty where no interval borrowed one."""
+    spreads = study_spreads(study) if study.kind == Study.Kind.MEASURED else {}
+    borrowed = {
+        spreads[(point.scenario_id, point.clients)]
+        for point in points
+        if point.interval is not None
+        and point.interval.method in BORROWING
+        and (point.scenario_id, point.clients) in spreads
+    }
+    return sorted({spread_source(spread) for spread in borrowed})
 
 
 def _line_points(study: Study, lines: StudyLines) -> list[Point]:

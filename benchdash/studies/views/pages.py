@@ -22,7 +22,7 @@ from benchdash.studies.power_preview import measured_power
 from benchdash.studies.procedure import scenario_procedures, study_steps
 from benchdash.studies.results.charts import tps_by_clients_figure
 from benchdash.studies.results.lines import study_lines
-from benchdash.studies.results.queries import study_results_compared
+from benchdash.studies.results.queries import study_history_sources, study_results_compared
 from benchdash.studies.results.scalability import scalability_charts
 from benchdash.studies.results.settings_diff import study_settings_diff
 from benchdash.studies.results.tables import scenario_tables
@@ -88,6 +88,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "lines": lines,
         "settings_diff": study_settings_diff(study, lines),
         "power": measured_power(study, points) if study.kind == Study.Kind.MEASURED else [],
+        "history_sources": study_history_sources(study, points),
         "environment": study_environment(study),
         "noise": noise[0][1],
         "other_hosts_noise": noise[1:],
