@@ -57,7 +57,8 @@ def migrations_digest() -> str:
 def migrated_template(test_database: str, before: tuple[str, str] | None = None) -> str:
     """The name of the migrated template for test databases named `test_database` (and its _gwN), made if missing;
     with `before` (an app and one of its migrations), of one where only that migration's dependencies are applied."""
-    prefix = f"{test_database}_template_" if before is None else f"{test_database}_before_{before[0]}_{before[1][:4]}_"
+    # A name of 63 characters at most, "_building" added: before studies 0013, "<test_database>_stu0013_<digest>".
+    prefix = f"{test_database}_template_" if before is None else f"{test_database}_{before[0][:3]}{before[1][:4]}_"
     name = prefix + migrations_digest()
     with psycopg.connect(store_url("postgres"), autocommit=True) as maintenance:
         maintenance.execute("SELECT pg_advisory_lock(hashtext(%s))", [prefix])
