@@ -17,6 +17,7 @@ from benchdash.inventory.models import Build, Host
 from benchdash.inventory.validators import validate_target_path
 from benchdash.studies.lifecycle.specs import host_spec
 from tests.factories import HostFactory, ScenarioFactory, trial_spec_on
+from tests.store_template import database_before
 from workers.attempt import run_attempt
 from workers.builds import BuildInstallError, install_build
 from workers.local_transport import LocalTransport
@@ -152,18 +153,17 @@ def test_run_trial_refuses_a_stored_host_with_an_unsafe_work_dir() -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_migrating_keeps_a_stored_host_with_an_unsafe_work_dir_for_the_worker_to_refuse() -> None:
-    executor = MigrationExecutor(connection)
-    executor.migrate([("inventory", "0001_initial")])
-    old_host = executor.loader.project_state([("inventory", "0001_initial")]).apps.get_model("inventory", "Host")
-    old_host.objects.create(name="db1", address="192.0.2.1", work_dir="/tmp/bd$(id)")
+    with database_before(("inventory", "0002_target_paths_are_safe")):  # a copy at inventory 0001, dropped after
+        executor = MigrationExecutor(connection)
+        old_host = executor.loader.project_state([("inventory", "0001_initial")]).apps.get_model("inventory", "Host")
+        old_host.objects.create(name="db1", address="192.0.2.1", work_dir="/tmp/bd$(id)")
 
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
+        executor.migrate(executor.loader.graph.leaf_nodes("inventory"))
 
-    host = Host.objects.get(name="db1")
-    assert host.work_dir == "/tmp/bd$(id)"
-    with pytest.raises(ValidationError) as refused:
-        host.full_clean()
-    assert list(refused.value.message_dict) == ["work_dir"]
-    with pytest.raises(HostRefused):
-        connect(host_spec(host))
+        host = Host.objects.get(name="db1")
+        assert host.work_dir == "/tmp/bd$(id)"
+        with pytest.raises(ValidationError) as refused:
+            host.full_clean()
+        assert list(refused.value.message_dict) == ["work_dir"]
+        with pytest.raises(HostRefused):
+            connect(host_spec(host))

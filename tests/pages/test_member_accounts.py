@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from benchdash.studies.models import Study, Trial
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, TrialFactory
+from tests.store_template import database_before
 
 ROLES = ["Members: browse", "Members: queue", "Members: cancel and retry", "Members: administer"]
 PASSWORD = "a-long-member-passphrase-15"
@@ -196,18 +197,13 @@ def test_a_visitor_is_sent_to_log_in_for_every_action(client, study) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_whoever_could_queue_before_the_roles_may_still_cancel_and_retry() -> None:
-    before, after = [("studies", "0012_attempt")], [("studies", "0013_member_roles")]
-    executor = MigrationExecutor(connection)
-    executor.migrate(before)
-    User.objects.create_user("queuer").user_permissions.add(Permission.objects.get(codename="add_study"))
-    Group.objects.create(name="team").permissions.add(Permission.objects.get(codename="add_study"))
+    roles = ("studies", "0013_member_roles")
+    with database_before(roles):  # a copy with 0013's dependencies only, dropped after
+        User.objects.create_user("queuer").user_permissions.add(Permission.objects.get(codename="add_study"))
+        Group.objects.create(name="team").permissions.add(Permission.objects.get(codename="add_study"))
 
-    try:
-        MigrationExecutor(connection).migrate(after)
+        MigrationExecutor(connection).migrate([roles])
 
         assert User.objects.get(username="queuer").has_perm("studies.cancel_study")
         assert Group.objects.get(name="team").permissions.filter(codename="cancel_study").exists()
         assert Group.objects.filter(name__in=ROLES).count() == 4
-    finally:  # the migrations after 0013 back, for the tests that follow on this database
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())

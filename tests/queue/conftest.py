@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,7 @@ from django.db import connection
 from benchdash.celery import app
 from benchdash.studies.models import Scenario
 from benchdash.studies.preset_sync import presets_sync
+from tests.queue.in_process import TasksInProcess
 from tests.sshd import free_port
 from tests.store_template import store_url
 
@@ -46,6 +47,11 @@ FAST_CLOCKS = {
     "BENCHDASH_WORKER_HOSTS_REFRESH_S": "1",
     "BENCHDASH_NOISE_SAMPLE_MS": "200",
     "BENCHDASH_NOISE_MICRO_RUNS": str(NOISE_MICRO_RUNS),
+}
+# The same clocks as the settings of this process, for the tasks it runs itself (tasks_in_process).
+FAST_CLOCK_SETTINGS = {
+    {"BENCHDASH_REQUEUE_EVERY": "REQUEUE_EVERY_S"}.get(name, name.removeprefix("BENCHDASH_")): int(value)
+    for name, value in FAST_CLOCKS.items()
 }
 # A worker runs Django's system checks at every start, and the tests start dozens of workers. The suite runs them
 # once (tests/test_system_checks.py).
@@ -334,3 +340,21 @@ def own_redis_processes(redis_server: RedisServer, tmp_path: Path) -> Iterator[P
     processes = Processes(redis_server.url, tmp_path)
     yield processes
     processes.stop_all()
+
+
+@pytest.fixture
+def tasks_in_process(broker: str, transactional_db: None, settings) -> Iterator[Callable[..., TasksInProcess]]:
+    """Start a thread of this process that runs the tasks sent to the test's broker (tests/queue/in_process.py), under
+    the queue tests' fast clocks; `beat=True` sends beat's sweep through the broker as beat would. Stopped, its task
+    ended, before the test's rows are flushed."""
+    for name, value in FAST_CLOCK_SETTINGS.items():
+        setattr(settings, name, value)
+    started: list[TasksInProcess] = []
+
+    def start(*, beat: bool = False) -> TasksInProcess:
+        started.append(TasksInProcess(broker, beat_every_s=settings.REQUEUE_EVERY_S if beat else None).start())
+        return started[-1]
+
+    yield start
+    for tasks in started:
+        tasks.stop()

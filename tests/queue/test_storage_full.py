@@ -1,8 +1,11 @@
-"""Storage that cannot keep an outcome wastes no runs (issue 26): a real worker whose MEDIA_ROOT is a full 1 MiB
-tmpfs stops the study before pgbench runs, or, when the check lets the run through, after that one run at the latest;
+"""Storage that cannot keep an outcome wastes no runs (issue 26): the trial's task, whose MEDIA_ROOT is a full 1 MiB
+tmpfs, stops the study before pgbench runs, or, when the check lets the run through, after that one run at the latest;
 the trial fails at once (one attempt), the study page says why with the free space needed, in English and Japanese,
 and no file of the failed attempt stays behind. Also, called directly: a write that fails half-way removes what it
-wrote."""
+wrote.
+
+Stopping is the store's rule, enforced by the task's body: the tasks run in the test's process
+(tests/queue/in_process.py), on a real target and real pgbench; no worker process would prove more here."""
 
 import os
 import shutil
@@ -11,12 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.conf import settings as django_settings
 from django.urls import reverse
 
 from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError, attempt_files_write
 from benchdash.studies.models import Attempt, FailureKind, Study, Trial
-from tests.queue.conftest import var_of_its_own
 from tests.queue.support import form_data, paced_reference_scenario, register_build, register_host, wait_for
 
 MIB = 2**20
@@ -61,12 +62,11 @@ def test_a_write_that_fails_half_way_removes_what_it_wrote(small_var, settings):
     assert shutil.disk_usage(media).free == 2 * 4096
 
 
-def run_study_on_small_storage(client, celery_processes, local_target, installed_build, var: Path, **env):
-    """Queue a study of two paced trials (pgbench 3 s each; presets loaded) on a worker whose VAR dir is var; wait
-    for it to end."""
-    celery_processes.env = {**var_of_its_own(var), "BENCHDASH_SECRETS_DIR": str(django_settings.SECRETS_DIR)}
-    celery_processes.env.update(env)
-    celery_processes.worker("small-storage")
+def run_study_on_small_storage(client, tasks_in_process, settings, local_target, installed_build, var: Path):
+    """Queue a study of two paced trials (pgbench 3 s each; presets loaded), its tasks run with var/media as their
+    MEDIA_ROOT; wait for it to end."""
+    settings.MEDIA_ROOT = var / "media"
+    tasks_in_process()
     host, build = register_host(local_target), register_build(installed_build)
     data = form_data(host=host, builds=[build], baseline=build, scenarios=[paced_reference_scenario()], duration="3")
     client.post(reverse("studies:new"), {**data, "collect_sar": "", "collect_wait_events": ""})
@@ -101,9 +101,9 @@ def assert_page_says_why(client, study: Study, free: int, needed: int) -> None:
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_storage_without_room_stops_the_study_before_pgbench_runs(
-    small_var, client, member, presets, celery_processes, local_target, installed_build
+    small_var, client, member, presets, tasks_in_process, settings, local_target, installed_build
 ):
-    study = run_study_on_small_storage(client, celery_processes, local_target, installed_build, small_var)
+    study = run_study_on_small_storage(client, tasks_in_process, settings, local_target, installed_build, small_var)
 
     first, attempt = assert_stopped_after_one_attempt(study)
     media = small_var / "media"
@@ -122,13 +122,12 @@ def test_storage_without_room_stops_the_study_before_pgbench_runs(
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_an_outcome_the_full_storage_cannot_keep_fails_its_one_run_and_stops_the_study_which_clears_its_cluster(
-    small_var, client, member, presets, celery_processes, local_target, installed_build
+    small_var, client, member, presets, tasks_in_process, settings, local_target, installed_build
 ):
     media = small_var / "media"
     filler = fill(media, leave=0)
-    study = run_study_on_small_storage(
-        client, celery_processes, local_target, installed_build, small_var, BENCHDASH_ARTIFACT_ROOM_MIN_MIB="0"
-    )
+    settings.ARTIFACT_ROOM_MIN_BYTES = 0
+    study = run_study_on_small_storage(client, tasks_in_process, settings, local_target, installed_build, small_var)
 
     clusters = Path(local_target.work_dir, "clusters")
     # The study's end goes out as any other's: its clean-up removes the cluster the run made, not beat's sweep.
