@@ -23,6 +23,7 @@ urlpatterns = [
     path("", include("benchdash.trends.urls")),
     path("studies/", include("benchdash.studies.urls")),
     path("changes/", include("benchdash.changes.urls")),
+    path("alerts/", include("benchdash.alerts.urls")),
     path("reports/", include("benchdash.reports.urls")),
     path("studies/cloud/", include("benchdash.cloud.urls")),
     path("", include("benchdash.inventory.urls")),
