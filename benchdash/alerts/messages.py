@@ -25,6 +25,8 @@ class ChangeFacts:
     size_percent: str
     confidence_percent: str
     improvement: bool
+    # The interval of after / before from the runs of the segments on either side (low, high, its confidence).
+    interval: tuple[float, float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -67,12 +69,29 @@ def change_message(facts: ChangeFacts, link: str) -> AlertMessage:
         _("Before: %(side)s, level %(level).1f") % {"side": facts.before, "level": facts.level_before},
         _("After: %(side)s, level %(level).1f") % {"side": facts.after, "level": facts.level_after},
         _("Change %(size)s, confidence %(confidence)s")
-        % {
-            "size": facts.size_percent,
-            "confidence": facts.confidence_percent,
-        },
+        % {"size": facts.size_percent, "confidence": facts.confidence_percent},
+        _interval_line(facts.interval),
     )
     return AlertMessage(subject, lines, link, facts.improvement)
+
+
+def _interval_line(interval: tuple[float, float, float] | None) -> str:
+    if interval is None:
+        return _("After / before: too few runs for an interval")
+    low, high, confidence = interval
+    return _("After / before: %(low).1f%%-%(high).1f%% at %(confidence).0f%% confidence") % {
+        "low": low * 100,
+        "high": high * 100,
+        "confidence": confidence * 100,
+    }
+
+
+def change_segments(values: Sequence[float], index: int, boundaries: Sequence[int]) -> tuple[list[float], list[float]]:
+    """The values on either side of the change at `index`, each side up to the series' next change (`boundaries`:
+    the indexes of its changes) or its end."""
+    start = max((at for at in boundaries if at < index), default=0)
+    end = min((at for at in boundaries if at > index), default=len(values))
+    return list(values[start:index]), list(values[index:end])
 
 
 def verdict_message(study_title: str, verdicts: Sequence[VerdictFacts], link: str) -> AlertMessage:

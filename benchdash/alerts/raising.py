@@ -20,6 +20,7 @@ from benchdash.alerts.messages import (
     ChangeFacts,
     VerdictFacts,
     change_message,
+    change_segments,
     verdict_message,
     webhook_payload,
 )
@@ -29,7 +30,7 @@ from benchdash.changes.models import ChangePoint, SeriesKind
 from benchdash.studies.models import Study
 from benchdash.studies.results.comparisons import Comparison
 from benchdash.studies.results.queries import study_results_compared
-from benchdash.studies.results.uncertainty import Verdict
+from benchdash.studies.results.uncertainty import Verdict, ratio_interval
 
 
 def site_link(path: str) -> str:
@@ -66,7 +67,16 @@ def _change_facts(change: ChangePoint) -> ChangeFacts:
         size_percent=change.size_percent,
         confidence_percent=change.confidence_percent,
         improvement=change.size > 0,
+        interval=_change_interval(change),
     )
+
+
+def _change_interval(change: ChangePoint) -> tuple[float, float, float] | None:
+    """The interval of after / before, drawn as a study's ratios are (studies/results/uncertainty.py)."""
+    boundaries = ChangePoint.objects.filter(series_key=change.series_key).values_list("index", flat=True)
+    before, after = change_segments(change.series_values, change.index, list(boundaries))
+    interval = ratio_interval(after, before)
+    return None if interval is None else (interval.low, interval.high, interval.confidence)
 
 
 def alerts_for_study(*, study_id: int) -> list[Alert]:

@@ -2,11 +2,13 @@
 
 import hashlib
 import hmac
+from dataclasses import replace
 
 from benchdash.alerts.messages import (
     ChangeFacts,
     VerdictFacts,
     change_message,
+    change_segments,
     signature,
     verdict_message,
     webhook_payload,
@@ -56,3 +58,15 @@ def test_the_signature_is_the_hmac_sha256_of_the_body_under_the_secret():
     body = b'{"text": "x"}'
     expected = hmac.new(b"secret", body, hashlib.sha256).hexdigest()
     assert signature("secret", body) == f"sha256={expected}"
+
+
+def test_a_change_alert_gives_the_interval_of_after_over_before_and_its_confidence():
+    message = change_message(replace(STEP, interval=(0.91, 0.93, 0.95)), LINK)
+    assert "After / before: 91.0%-93.0% at 95% confidence" in message.text
+    assert "too few runs" in change_message(STEP, LINK).text
+
+
+def test_the_segments_of_a_change_end_at_the_series_other_changes():
+    values = [1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 3.0]
+    assert change_segments(values, 2, [2, 5]) == ([1.0, 1.0], [2.0, 2.0, 2.0])
+    assert change_segments(values, 5, [2, 5]) == ([2.0, 2.0, 2.0], [3.0, 3.0])

@@ -32,6 +32,7 @@ def test_a_new_change_point_alerts_the_series_subscriber_once(django_capture_on_
     assert alert.subject.startswith(change.series_title)
     assert "slowdown of -8.0% between 17.2 and 17.3" in alert.subject
     assert alert.payload["link"].endswith(f"/changes/{change.pk}/")
+    assert "After / before: 91." in alert.text and "% confidence" in alert.text
     assert due == [alert.pk]
 
 
