@@ -9,16 +9,18 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from benchdash.alerts.forms import SubscriptionForm
-from benchdash.alerts.models import Alert, Subscription
+from benchdash.alerts.models import Alert, Subscription, Watch
 
 RECENT_ALERTS = 50
 
 
 @login_required
 def subscription_list(request: HttpRequest) -> HttpResponse:
-    """GET: the member's subscriptions and recent alerts, and the form; POST: a new subscription."""
+    """GET: the member's subscriptions and recent alerts, and the form (to watch the series `?series_key=` names, from a
+    change's page); POST: a new subscription."""
     member: User = request.user  # type: ignore[assignment]  # login_required
-    form = SubscriptionForm(request.POST or None, member=member)
+    watching = {"watch": Watch.SERIES, "series_key": request.GET["series_key"]} if "series_key" in request.GET else {}
+    form = SubscriptionForm(request.POST or None, member=member, initial=watching)
     if request.method == "POST" and form.is_valid():
         form.save()
         messages.success(request, _("Subscribed."))

@@ -2,12 +2,14 @@
 input is refused with a clear message and nothing saved; another member's subscription cannot be removed; a visitor
 is sent to log in."""
 
+from urllib.parse import quote
+
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
 from benchdash.alerts.models import Subscription, Watch
-from tests.alerts.helpers import SECRET, subscribe
+from tests.alerts.helpers import SECRET, minor_step, subscribe
 from tests.factories import HostFactory, ScenarioFactory
 
 pytestmark = pytest.mark.django_db
@@ -88,3 +90,13 @@ def test_a_visitor_is_sent_to_log_in(client):
     response = client.get(URL)
     assert response.status_code == 302
     assert "/accounts/login/" in response["Location"]
+
+
+def test_a_changes_page_links_to_a_form_that_watches_its_series(client, watcher):
+    change = minor_step()
+    page = client.get(reverse("changes:detail", args=[change.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    link = f"/alerts/?series_key={quote(change.series_key)}"
+    assert link in page
+    form = client.get(link, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert f'value="{change.series_key}"' in form
+    assert '<option value="series" selected>' in form
