@@ -42,6 +42,7 @@ def without_secrets(text: str) -> str:
 def site_secrets() -> tuple[str, ...]:
     """The secrets the settings hold, as written and as quoted in a URL, the longest first."""
     found = {settings.SECRET_KEY, *(database.get("PASSWORD") or "" for database in settings.DATABASES.values())}
+    found.add(getattr(settings, "EMAIL_HOST_PASSWORD", ""))  # the alerts' SMTP server's (docs/ALERTS.md)
     found.update(_url_passwords(getattr(settings, name) for name in dir(settings) if name.isupper()))
     spellings = {spelling for secret in found for spelling in (secret, quote(secret, safe=""))}
     return tuple(sorted((s for s in spellings if len(s) >= _SHORTEST_SECRET), key=len, reverse=True))

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "benchdash.queue",
     "benchdash.cloud",
     "benchdash.api",
+    "benchdash.alerts",
     "axes",
 ]
 
@@ -222,6 +223,25 @@ ALLOW_LINK_LOCAL_HOSTS = env_bool("BENCHDASH_ALLOW_LINK_LOCAL_HOSTS", False)
 BUILDS_DIR = Path(env_str("BENCHDASH_BUILDS_DIR", str(VAR_DIR / "builds")))
 SSH_KEY_DIR = Path(env_str("BENCHDASH_SSH_KEY_DIR", str(VAR_DIR / "ssh")))
 NPM_REGISTRY = env_str("BENCHDASH_NPM_REGISTRY", "https://registry.npmjs.org")
+
+# Alerts (docs/ALERTS.md): e-mail through Django's backend, console unless EMAIL_HOST names an SMTP server; links in
+# alerts start with SITE_URL; a webhook or a mail server gets ALERT_TIMEOUT_S to answer, and send_alert tries again
+# ALERT_RETRIES times, ALERT_RETRY_BACKOFF_S, twice that, ... apart (at most 10 min, with jitter).
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+ALERT_FROM = env_str("BENCHDASH_ALERT_FROM", "benchdash@localhost")
+SITE_URL = env_str("BENCHDASH_SITE_URL", "http://127.0.0.1:8000")
+ALERT_TIMEOUT_S = env_int("BENCHDASH_ALERT_TIMEOUT_S", 10)
+ALERT_RETRIES = env_int("BENCHDASH_ALERT_RETRIES", 5)
+ALERT_RETRY_BACKOFF_S = env_int("BENCHDASH_ALERT_RETRY_BACKOFF_S", 30)
 
 CELERY_BROKER_URL = REDIS_URL
 # kombu's Redis transport with the fix that keeps a worker alive when Redis restarts (benchdash/queue/broker.py).

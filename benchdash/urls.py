@@ -24,6 +24,7 @@ urlpatterns = [
     path("studies/", include("benchdash.studies.urls")),
     path("changes/", include("benchdash.changes.urls")),
     path("compare/", include("benchdash.changes.compare_urls")),
+    path("alerts/", include("benchdash.alerts.urls")),
     path("reports/", include("benchdash.reports.urls")),
     path("embed/", include("benchdash.reports.embed_urls")),
     path("studies/cloud/", include("benchdash.cloud.urls")),

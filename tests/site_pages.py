@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.urls import reverse
 
+from benchdash.alerts.models import Alert, Subscription, Watch
 from benchdash.changes.models import Bisect, ChangePoint, SeriesKind
 from benchdash.inventory.models import Build, Event
 from benchdash.studies.evidence.store import evidence_refresh
@@ -62,6 +63,7 @@ def site_with_everything() -> tuple[dict[str, str], User]:
         "bisect": reverse("changes:bisect", args=[_bisect_of(study).pk]),
         "change with an annotation": reverse("changes:detail", args=[_change_of(study).pk]),
         "api tokens": reverse("api_tokens"),
+        "alerts": _alerts_page_of(member, study),
         "password": reverse("password_change"),
         "side by side": reverse("compare:sides") + f"?a=study:{study.pk}&b=study:{study.pk}/line:{_newest(study)}",
     }
@@ -74,6 +76,16 @@ def _published_with_findings() -> dict[str, str]:
     studies = {source: published.filter(source__contains=source).first() for source in _finding_sources()}
     return {f"published study of {source}": reverse("studies:detail", args=[study.pk]) for source, study in
             studies.items() if study}  # fmt: skip
+
+
+def _alerts_page_of(member: User, study: Study) -> str:
+    """The member's alerts page, with a subscription to the study's host in trial mode and one alert it recorded."""
+    subscription = Subscription.objects.create(member=member, watch=Watch.HOST, host=study.db_host, trial=True)
+    Alert.objects.create(
+        subscription=subscription, kind=Alert.Kind.VERDICT, event=f"study:{study.pk}", study=study,
+        subject=str(study), text=str(study), status=Alert.Status.RECORDED,
+    )  # fmt: skip
+    return reverse("alerts:list")
 
 
 def _finding_sources() -> set[str]:

@@ -66,3 +66,18 @@ def test_a_log_line_and_its_traceback_lose_url_passwords_and_the_secret_key() ->
 
     assert f"to amqp://u:{MASK}@h//" in line and f"ValueError: key {MASK}" in line
     assert settings.SECRET_KEY not in line
+
+
+def test_a_log_line_loses_the_smtp_password_of_the_alerts() -> None:
+    from django.test import override_settings
+
+    from benchdash.redaction import site_secrets
+
+    site_secrets.cache_clear()
+    try:
+        with override_settings(EMAIL_HOST_PASSWORD="smtp-pass-for-alerts"):
+            record = logging.LogRecord("x", logging.ERROR, __file__, 1, "login %s", ("smtp-pass-for-alerts",), None)
+            line = SecretHidingFormatter().format(record)
+    finally:
+        site_secrets.cache_clear()
+    assert line == f"login {MASK}"

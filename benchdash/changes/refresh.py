@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from django.db import connection, transaction
 
@@ -19,6 +20,7 @@ from benchdash.changes.detection import Change, find_changes
 from benchdash.changes.models import ChangePoint
 from benchdash.changes.queries import all_series
 from benchdash.changes.series import Series, Side
+from benchdash.changes.signals import changes_found
 from benchdash.inventory.models import Build
 
 
@@ -39,25 +41,29 @@ REFRESH_LOCK = 4_300_005
 
 def changes_refresh(scenario_ids: Collection[int] | None = None) -> int:
     """Recompute and store the change points of the series of `scenario_ids` (None: every series); returns how many
-    changes those series have now."""
+    changes those series have now. The new ones are announced after commit (changes_found)."""
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [REFRESH_LOCK])
         series = [one for one in all_series() if scenario_ids is None or one.scenario_id in scenario_ids]
         found = detect(series)
         builds = _builds_by_study_and_version(found)
-        kept = [_store(item, builds).pk for item in found]
+        stored_now = [_store(item, builds) for item in found]
+        kept = [change.pk for change, _created in stored_now]
         stored = ChangePoint.objects.all()
         if scenario_ids is not None:
             stored = stored.filter(scenario_id__in=scenario_ids)
         stored.exclude(pk__in=kept).delete()
+        new = [change.pk for change, created in stored_now if created]
+        if new:
+            transaction.on_commit(partial(changes_found.send, sender=ChangePoint, change_ids=new))
     return len(kept)
 
 
-def _store(item: Found, builds: dict[tuple[int, str], int]) -> ChangePoint:
+def _store(item: Found, builds: dict[tuple[int, str], int]) -> tuple[ChangePoint, bool]:
     series, change = item.series, item.change
     before, after = series.sides_at(change.index)
-    change_point, _created = ChangePoint.objects.update_or_create(
+    return ChangePoint.objects.update_or_create(
         series_key=series.key,
         before_label=change.before_label,
         after_label=change.after_label,
@@ -80,7 +86,6 @@ def _store(item: Found, builds: dict[tuple[int, str], int]) -> ChangePoint:
             "index": change.index,
         },
     )
-    return change_point
 
 
 def _build_id(side: Side, builds: dict[tuple[int, str], int]) -> int | None:

@@ -7,7 +7,10 @@ class QueueConfig(AppConfig):
     verbose_name = _("Queue")
 
     def ready(self) -> None:
+        from benchdash.alerts.signals import alert_due
+        from benchdash.changes.signals import changes_found
         from benchdash.inventory.host_facts import host_facts_wanted
+        from benchdash.queue.alerts import send_alert_task, send_change_alerts, send_study_alerts
         from benchdash.queue.changes import send_changes_refresh
         from benchdash.queue.dispatch import send_trial_task
         from benchdash.queue.host_facts import send_read_host_facts
@@ -20,3 +23,7 @@ class QueueConfig(AppConfig):
         study_ended.connect(send_changes_refresh, dispatch_uid="benchdash.queue.send_changes_refresh")
         study_ended.connect(send_advance_bisect, dispatch_uid="benchdash.queue.send_advance_bisect")
         series_changed.connect(send_changes_refresh, dispatch_uid="benchdash.queue.send_changes_refresh_series")
+        changes_found.connect(send_change_alerts, dispatch_uid="benchdash.queue.send_change_alerts")
+        study_ended.connect(send_study_alerts, dispatch_uid="benchdash.queue.send_study_alerts")
+        series_changed.connect(send_study_alerts, dispatch_uid="benchdash.queue.send_study_alerts_official")
+        alert_due.connect(send_alert_task, dispatch_uid="benchdash.queue.send_alert_task")

@@ -15,11 +15,17 @@ from functools import partial
 from typing import Any
 
 from celery import shared_task
+from celery.schedules import crontab
 from celery.signals import worker_ready
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import close_old_connections, connection
+from django.utils import timezone
 
+from benchdash.alerts.delivery import DeliveryFailed
+from benchdash.alerts.digest import digests_send
+from benchdash.alerts.raising import alerts_for_changes, alerts_for_study
+from benchdash.alerts.sending import alert_send
 from benchdash.celery import app, host_queue
 from benchdash.changes.bisects import bisect_advance
 from benchdash.changes.refresh import changes_refresh as refresh_change_points
@@ -284,3 +290,44 @@ def advance_bisect(study_id: int) -> str:
 
 
 app.add_periodic_task(WORK_DIR_SWEEP_EVERY_S, sweep_work_dirs.s(), name="sweep-work-dirs")
+
+
+@shared_task
+def raise_change_alerts(change_ids: list[int]) -> int:
+    """New change points (benchdash/queue/alerts.py): the alerts of the subscriptions that watch them; a task sent
+    twice raises nothing twice (one alert per subscription and change)."""
+    close_old_connections()
+    return len(alerts_for_changes(change_ids=change_ids))
+
+
+@shared_task
+def raise_study_alerts(study_id: int) -> int:
+    """An official study ended, or a study was marked official: the alerts of its faster and slower verdicts."""
+    close_old_connections()
+    return len(alerts_for_study(study_id=study_id))
+
+
+@shared_task(
+    bind=True,
+    autoretry_for=(DeliveryFailed,),
+    max_retries=settings.ALERT_RETRIES,
+    retry_backoff=settings.ALERT_RETRY_BACKOFF_S,
+    retry_backoff_max=600,
+    retry_jitter=True,
+)
+def send_alert(self: Any, alert_id: int) -> str:
+    """Send one due alert (benchdash/alerts/sending.py); an endpoint or mail server that fails is tried again with
+    backoff, and the last try records the failure on the alert. Nothing of the study that raised it waits for it."""
+    close_old_connections()
+    status = alert_send(alert_id=alert_id, last_try=self.request.retries >= self.max_retries)
+    return "" if status is None else str(status)
+
+
+@shared_task
+def send_digests() -> int:
+    """Beat, weekly: each subscriber's digest (benchdash/alerts/digest.py)."""
+    close_old_connections()
+    return digests_send(now=timezone.now())
+
+
+app.add_periodic_task(crontab(minute=0, hour=7, day_of_week="mon"), send_digests.s(), name="send-alert-digests")

@@ -29,7 +29,7 @@ Postgres pgbench sar sadf perf Redis Celery S3 EC2 AWS OS ID IO WAL HOT KVM Dock
 HDD SSD NUMA PGECons DoRuby EDB EPAS TPC-B SQL psql initdb pg_config pgstattuple benchdash Django plotly sysstat Atom
 RSS OK vs t-test E-divisive Apache Otava Hodges Lehmann LWLock BufferPin iowait steal await util idle user system
 Lock transactionid vda English Transparent Huge Pages SHOW ALL self children icicle log filler fillfactor WG
-select-only simple-update tpcb-like manage.py npm postgresql.conf terminate postgres main
+select-only simple-update tpcb-like manage.py npm postgresql.conf terminate postgres main Webhook X-Benchdash-Signature
 """
 
 

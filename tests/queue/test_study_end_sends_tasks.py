@@ -1,8 +1,8 @@
 """A study's end does no work of its own in the process that ends it: a cancel's web request, or a trial's task that
 settles its study, only sends tasks after commit (the clean-up on its DB host's queue, the change points, a bisect's
-next step), and a transaction that rolls back sends nothing. Each task, run twice, does its work once: one next bisect
-step however often advance_bisect runs, one after the other or at once; beat's sweep moves on a bisect whose task the
-broker never took. (The cloud's termination, run twice: tests/cloud/test_cloud_end.py.)"""
+next step, its alerts), and a transaction that rolls back sends nothing. Each task, run twice, does its work once: one
+next bisect step however often advance_bisect runs, one after the other or at once; beat's sweep moves on a bisect whose
+task the broker never took. (The cloud's termination, run twice: tests/cloud/test_cloud_end.py.)"""
 
 import base64
 import json
@@ -29,6 +29,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 CHANGES_REFRESH = "benchdash.queue.tasks.changes_refresh"
 ADVANCE_BISECT = "benchdash.queue.tasks.advance_bisect"
 CLEAR_CLUSTERS = "benchdash.queue.tasks.clear_study_clusters"
+RAISE_STUDY_ALERTS = "benchdash.queue.tasks.raise_study_alerts"
 
 
 def tasks_in(broker: str, queue: str) -> list[tuple[str, list]]:
@@ -71,7 +72,8 @@ def test_a_cancel_s_request_sends_the_tasks_of_the_end_and_recomputes_and_advanc
     step.refresh_from_db()
     assert (step.verdict, Bisect.objects.get(pk=bisect.pk).status) == ("", Bisect.Status.RUNNING)
     assert Study.objects.count() == studies
-    assert sorted(tasks_in(broker, "celery")) == [(ADVANCE_BISECT, [step.study_id]), (CHANGES_REFRESH, [None])]
+    sent = [(ADVANCE_BISECT, [step.study_id]), (CHANGES_REFRESH, [None]), (RAISE_STUDY_ALERTS, [step.study_id])]
+    assert sorted(tasks_in(broker, "celery")) == sent
     assert tasks_in(broker, host_queue("local")) == [(CLEAR_CLUSTERS, [step.study_id, "local"])]
 
     assert advance_bisect(step.study_id) == Bisect.Status.FAILED

@@ -14,5 +14,6 @@ def study_mark_official(study: Study, official: bool, *, by: Any = None, reason:
     with transaction.atomic():
         marked = study.mark_official(official, by=by, reason=reason)
         if marked:
-            send_series_changed_after_commit(study.scenarios.values_list("pk", flat=True))
+            scenario_ids = study.scenarios.values_list("pk", flat=True)
+            send_series_changed_after_commit(scenario_ids, study_id=study.pk if official else None)
     return marked

@@ -24,7 +24,8 @@ trial_due = Signal()
 # Sent after commit with study_id, host_name (its DB host's) and host_names (every DB host of its variants).
 study_ended = Signal()
 # Sent after commit with scenario_ids (a sorted list) when those scenarios' series changed otherwise than by a study's
-# end: published results imported, a study marked official or not. The queue recomputes their change points.
+# end: published results imported, a study marked official or not (then with its study_id, else None). The queue
+# recomputes their change points, and raises the alerts of a study marked official.
 series_changed = Signal()
 
 
@@ -57,7 +58,7 @@ def send_study_ended_after_commit(study_id: int) -> None:
         transaction.on_commit(ended)
 
 
-def send_series_changed_after_commit(scenario_ids: Iterable[int]) -> None:
+def send_series_changed_after_commit(scenario_ids: Iterable[int], *, study_id: int | None = None) -> None:
     """Have series_changed sent once this transaction commits."""
-    changed = partial(series_changed.send, sender=Study, scenario_ids=sorted(set(scenario_ids)))
+    changed = partial(series_changed.send, sender=Study, scenario_ids=sorted(set(scenario_ids)), study_id=study_id)
     transaction.on_commit(changed)
