@@ -54,6 +54,8 @@ def test_the_16_core_record_shows_a_first_round_faster_than_the_rest_on_the_stud
     warning = page.split('id="first-round"')[1].split("</p>")[0]
     assert "The first round ran 16% faster than the rest" in warning
     assert "run the study again with a warm-up run per cell" in warning
+    japanese = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    assert "最初の周回が他の周回より 16% 速く実行されました" in japanese
     report = client.get(reverse("studies:report", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "The first round ran 16% faster than the rest" in report.split('id="first-round"')[1].split("</p>")[0]
 
