@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from benchdash.studies.models import Study, StudyPoint, Trial
+from benchdash.studies.evidence.store import evidence_rows
+from benchdash.studies.models import Study, StudyPoint, Trial, TrialEvidence
 from benchdash.studies.results.first_round import study_first_round
 from benchdash.studies.results.queries import study_results
 from benchdash.studies.results.store import points_refresh
@@ -91,3 +92,13 @@ def test_the_summary_csv_and_the_api_carry_the_first_round_effect(client, member
     assert {round(point["study_first_round_effect"], 3) for point in points} == {0.163}
     trials = client.get(f"/api/v1/studies/{study.pk}/trials").json()["items"]
     assert {trial["warmup"] for trial in trials} == {False}
+
+
+def test_a_warm_up_runs_evidence_stays_out_of_the_cells_evidence():
+    study = replayed_study(warmup_runs=1)
+    for trial in Trial.objects.filter(study=study, repetition__in=(0, 1)):
+        TrialEvidence.objects.create(trial=trial)
+
+    rows = evidence_rows(study)
+
+    assert sorted(row.repetition for row in rows) == [1, 1]
