@@ -208,6 +208,7 @@ class TrialInline(admin.TabularInline):
         "scenario",
         "clients",
         "repetition",
+        "warmup",
         "status",
         "tps",
         "attempts",
@@ -275,11 +276,12 @@ class TrialAdmin(admin.ModelAdmin):
         "scenario",
         "clients",
         "repetition",
+        "warmup",
         "status",
         "tps",
         "attempts",
     ]
-    list_filter = ["status", "failure_kind", "published", "scenario", "build", "study__year"]
+    list_filter = ["status", "failure_kind", "published", "warmup", "scenario", "build", "study__year"]
     search_fields = ["study__title", "command", "error", "notes"]
     list_select_related = ["study", "build", "scenario"]
     raw_id_fields = ["study"]

@@ -24,6 +24,7 @@ from benchdash.studies.csv_copy import FlagText, InertText, LocalTimeText, copy_
 from benchdash.studies.models import Study, Trial
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.comparisons import Comparison, baseline_comparisons
+from benchdash.studies.results.first_round import point_first_round_effect, study_first_round
 from benchdash.studies.results.lines import study_lines
 from benchdash.studies.results.mean import mean_interval
 
@@ -58,6 +59,8 @@ TRIAL_COLUMNS: tuple[tuple[str, Any], ...] = (
     # Appended, as every column since the first files: the line the trial belongs to (a trial without a variant,
     # written before variants, is its build's line).
     ("variant", InertText(Coalesce("variant__label", "build__name"))),
+    # Appended: a warm-up run (round 0, the study's warmup_runs), run and never counted in a point.
+    ("warmup", FlagText("warmup")),
 )
 TRIAL_HEADER = tuple(header for header, _cell in TRIAL_COLUMNS)
 SUMMARY_HEADER = (
@@ -91,6 +94,11 @@ SUMMARY_HEADER = (
     "mean_tps",
     "mean_low",
     "mean_high",
+    # Appended: the point's first round against its other runs, and the study's first-round effect over its points
+    # with the chance of it where the host does not warm up (results/first_round.py).
+    "first_round_effect",
+    "study_first_round_effect",
+    "study_first_round_p",
 )
 # The comparisons file: a row per cell compared with the cell that differs from it in one axis alone.
 COMPARISON_HEADER = (
@@ -170,6 +178,8 @@ def summary_rows(study: Study, points: Iterable[Point], comparisons: Iterable[Co
     from the baseline in one axis alone (ratio_axis names it), else blank: the comparisons file has every other."""
     baseline_id = study_lines(study).baseline_id
     against_baseline = baseline_comparisons(comparisons, baseline_id)
+    points = list(points)
+    first_round = study_first_round(points)
     for point in points:
         comparison = against_baseline.get(point.key)
         compared = comparison.point if comparison else without_ratio(point)
@@ -204,6 +214,9 @@ def summary_rows(study: Study, points: Iterable[Point], comparisons: Iterable[Co
             _blank(point.mean),
             "" if mean is None else mean.low,
             "" if mean is None else mean.high,
+            _blank(point_first_round_effect(point)),
+            "" if first_round is None else first_round.effect,
+            "" if first_round is None else first_round.p_value,
         )
 
 

@@ -55,6 +55,7 @@ _SAVED_AS_IS = (
     "threads",
     "pgbench_vacuum",
     "pgbench_build",
+    "warmup_runs",
 )
 
 
@@ -130,6 +131,8 @@ class StudyDesign:
     threads: str = ""
     pgbench_vacuum: bool = False
     pgbench_build: Build | None = None
+    # Uncounted runs of each cell before the counted rounds (0 or 1): round 0, marked warm-up (plan.py).
+    warmup_runs: int = 0
 
     @classmethod
     def from_study(cls, study: Study, **changes: Any) -> StudyDesign:

@@ -130,6 +130,17 @@ class StudyForm(forms.Form):
             "interval (as seeds 002 and 003 average 10 runs). The CSV carries both. Empty: the median."
         ),
     )
+    warmup_runs = forms.TypedChoiceField(
+        label=_("warm-up runs per cell"),
+        choices=[("", _("the preset's, else none")), ("0", _("none")), ("1", _("one, not counted"))],
+        coerce=int,
+        required=False,
+        empty_value=None,
+        help_text=_(
+            "One run of each cell before the counted rounds, shown greyed and never counted: it absorbs a first "
+            "round that runs faster or slower than the rest. A seed's preset turns it on. Empty: none."
+        ),
+    )
     threshold = forms.DecimalField(
         label=_("threshold (%)"),
         min_value=0,
@@ -285,6 +296,7 @@ class StudyForm(forms.Form):
             max_repetitions=data.get("max_repetitions"),
             threshold=data["threshold"],
             statistic=data["statistic"],
+            warmup_runs=warmup_count(data["warmup_runs"]),
             run_order=data["run_order"] or RunOrder.RANDOM,
             host_order=data.get("host_order") or HostOrder.TOGETHER,
             duration_s=data["duration_s"],
@@ -370,6 +382,7 @@ def design_initial(design: StudyDesign) -> dict[str, Any]:
         "max_repetitions": design.max_repetitions,
         "threshold": round(design.threshold * 100, 2),
         "statistic": design.statistic,
+        "warmup_runs": design.warmup_runs,
         "run_order": design.run_order,
         "host_order": design.host_order,
         "duration_s": design.duration_s,
@@ -426,6 +439,11 @@ def threshold_fraction(percent: Decimal | None) -> float:
     return DEFAULT_THRESHOLD if percent is None else float(percent) / 100
 
 
+def warmup_count(choice: int | None) -> int:
+    """The warm-up runs per cell chosen; empty: none."""
+    return choice or 0
+
+
 def _axes(text: str) -> list[Axis]:
     return parse_axes(text.splitlines())
 
@@ -436,6 +454,7 @@ def _as_cleaned(value: Any) -> Any:
 
 _CONVERTED: dict[str, Callable[[Any], Any]] = {
     "threshold": threshold_fraction,
+    "warmup_runs": warmup_count,
     "vary": _axes,
     "threads": threads_choice,
 }

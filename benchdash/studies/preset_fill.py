@@ -13,7 +13,7 @@ from workers.spec import RunOrder
 
 def preset_values(preset: StudyPreset) -> dict[str, Any]:
     """What choosing a study preset fills in: its design and the seed's procedure (scale, duration, run order,
-    statistic, host order)."""
+    statistic, host order, warm-up runs)."""
     return {
         "client_levels": ",".join(map(str, preset.client_levels)),
         "pg_settings": settings_text(preset.pg_settings),
@@ -25,6 +25,7 @@ def preset_values(preset: StudyPreset) -> dict[str, Any]:
         "scenarios": [str(scenario.pk) for scenario in preset.scenarios.all()],
         "vary": preset.vary,
         "statistic": preset.statistic,
+        "warmup_runs": str(preset.warmup_runs),
     }
 
 

@@ -103,6 +103,8 @@ class StudyPresetData:
     name_ja: str = ""
     # What the seed reports of its runs: the median (PGECons), or the mean (seeds 002 and 003 average 10 runs).
     statistic: str = "median"
+    # One uncounted run per cell before the counted rounds: no seed states a warm-up run or its absence, so on.
+    warmup_runs: int = 1
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,8 @@ def check_study(values: Mapping[str, Any], add_error: AddError) -> None:
         _check_memory(values, pg_settings, catalogs, add_error)
     if values.get("scale") and values.get("scenarios") is not None:
         _check_scale(values, catalogs, pg_settings or {}, add_error)
+    if values.get("warmup_runs") not in (None, 0, 1):
+        add_error("warmup_runs", _("Warm-up runs per cell: 0 or 1."))
     if values.get("statistic") is not None and values["statistic"] not in MEASURED_STATISTICS:
         add_error("statistic", _("A study measured here reports the median or the mean of its runs."))
     if values.get("client_levels"):

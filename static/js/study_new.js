@@ -26,7 +26,7 @@ document.addEventListener("DOMContentLoaded", function () {
       if (!preset) {
         return;
       }
-      ["client_levels", "repetitions", "run_order", "host_order", "duration_s", "scale", "pg_settings", "statistic"].forEach(function (name) {
+      ["client_levels", "repetitions", "run_order", "host_order", "duration_s", "scale", "pg_settings", "statistic", "warmup_runs"].forEach(function (name) {
         setField(name, preset[name]);
       });
       setScenarios(preset.scenarios);

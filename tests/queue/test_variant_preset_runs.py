@@ -25,6 +25,7 @@ def test_the_2008_hot_preset_runs_both_fillfactors_through_a_worker(shared_worke
     build = register_build(installed_build)
     args = ["--preset", "doruby-2008-hot", "--builds", build.name, "--host", "local", "--clients", "1", "--scale", "1"]
     args += ["--vary", "fillfactor=100,90", "--vary", "transactions=200", "--no-sar", "--no-wait-events"]
+    args += ["--warmup-runs", "0"]  # each fillfactor's one run starts from its fresh data
     call_command("queue_study", *args, stdout=io.StringIO(), stderr=io.StringIO())
     study = Study.objects.get(kind=Study.Kind.MEASURED)
     wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 300, "the HOT study")
@@ -60,6 +61,7 @@ DESIGNS = {
     ),
 }
 SMALL = ["--clients", "1", "--scale", "1", "--repetitions", "1", "--duration", "1", "--no-sar", "--no-wait-events"]
+SMALL += ["--warmup-runs", "0"]
 
 
 @pytest.mark.parametrize("slug", DESIGNS)

@@ -45,6 +45,7 @@ def form_design(rows) -> StudyDesign:
             "max_repetitions": "6",
             "threshold": "1.5",
             "statistic": "mean",
+            "warmup_runs": "1",
             "run_order": "random",
             "duration_s": "60",
             "scale": "16",
@@ -71,6 +72,7 @@ def test_the_form_and_queue_study_build_the_same_design_for_the_same_study(rows)
         *("--scenarios", "ref", "--clients", "1,16", "--repetitions", "3", "--max-repetitions", "6"),
         *("--threshold", "1.5", "--duration", "60", "--scale", "16", "--setting", "work_mem=8MB"),
         *("--seed", "5", "--title", "same", "--year", "2026", "--statistic", "mean"),
+        *("--warmup-runs", "1"),
         *("--threads", "half", "--pgbench-vacuum", "--pgbench-build", "PostgreSQL 15.5"),
     )
     assert in_id_order(queued) == in_id_order(form_design(rows))
@@ -81,7 +83,8 @@ def test_the_form_and_queue_study_build_the_same_design_for_the_same_study(rows)
 def test_run_again_gives_back_the_design_the_study_was_saved_from(rows):
     design = form_design(rows)
     study = services.study_create(design=design)
-    assert study.statistic == "mean"
+    assert (study.statistic, study.warmup_runs) == ("mean", 1)
+    assert study.trials.filter(warmup=True, repetition=0).count() == 2 * 2
     assert StudyDesign.from_study(study) == in_id_order(design)
     assert design_initial(StudyDesign.from_study(study))["statistic"] == "mean"
 

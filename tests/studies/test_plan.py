@@ -127,3 +127,24 @@ def test_a_round_reset_rebuilds_each_scenarios_own_data_in_each_round():
     plan = make_plan(scenarios=(WINDOWS, other))
     resets = sorted((t.repetition, t.build_id, t.scenario_id) for t in plan if t.reset_data)
     assert resets == [(r, b, s) for r in (1, 2, 3) for b in (1, 2) for s in (30, 31)]
+
+
+def test_a_warm_up_round_runs_every_cell_once_first_and_leaves_the_counted_rounds_as_they_were():
+    without = make_plan()
+    plan = plan_trials(
+        build_ids=[1, 2],
+        scenarios=(REFERENCE, UPDATE),
+        client_levels=[1, 16, 32],
+        repetitions=3,
+        seed=7,
+        warmup_runs=1,
+    )
+
+    warmups, counted = plan[:12], plan[12:]
+    assert all(trial.warmup and trial.repetition == 0 for trial in warmups)
+    assert {order_key[:3] for order_key in order(warmups)} == {key[:3] for key in order(without)}
+    assert not any(trial.warmup for trial in counted)
+    assert order(counted) == order(without)
+    assert [trial.position for trial in plan] == list(range(48))
+    # "once" data is made by the warm-up run, not again in round 1
+    assert [trial.reset_data for trial in counted if trial.scenario_id == REFERENCE.scenario_id] == [False] * 18

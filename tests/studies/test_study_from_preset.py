@@ -52,7 +52,9 @@ def test_the_2021_preset_gives_its_scale_and_the_2021_method(client, rows):
     assert study.pg_settings["shared_buffers"] == "40GB"
     assert list(study.scenarios.values_list("slug", flat=True)) == ["pgecons-update"]
     trials = list(study.trials.order_by("position"))
-    assert len(trials) == 2 * 10 * 3
+    # No seed states a warm-up run: the preset turns one on, one uncounted run per cell before round 1.
+    assert study.warmup_runs == 1 and len(trials) == 2 * 10 * (1 + 3)
+    assert [trial.repetition for trial in trials if trial.warmup] == [0] * 2 * 10 == [t.repetition for t in trials[:20]]
     assert {trial.threads for trial in trials} == {1}  # seed 000 gives no -j: pgbench's default
     assert not any(trial.prewarm for trial in trials)  # nor pg_prewarm
     assert all(trial.reset_data for trial in trials)  # 「試行の都度$PGDATAを作り直す」
@@ -71,7 +73,9 @@ def test_the_windows_update_preset_runs_the_windows_method(client, rows):
     assert first_round == [(rows["old"].pk, c) for c in levels] + [(rows["new"].pk, c) for c in levels]
     assert all(t.threads == max(1, t.clients // 2) for t in trials)  # 「スレッド数は半分」
     starts = [(t.repetition, t.clients) for t in trials if t.prewarm]
-    assert starts == [(r, 1) for r in (1, 2, 3) for _build in (1, 2)]  # 「各測定周の初めに」
+    assert starts == [
+        (r, 1) for r in (0, 1, 2, 3) for _build in (1, 2)
+    ]  # the warm-up round is a round  # 「各測定周の初めに」
     assert [t.reset_data for t in trials] == [t.prewarm for t in trials]  # data rebuilt each round
     scenario = study.scenarios.get()
     assert (scenario.fillfactor, scenario.checkpoint_vacuum, scenario.reset_vacuum_full) == (None, True, True)
@@ -79,10 +83,18 @@ def test_the_windows_update_preset_runs_the_windows_method(client, rows):
 
 def test_what_the_member_types_wins_over_the_preset(client, rows):
     study = queue_from_preset(
-        client, rows, "pgecons-2021-reference", scale="1", duration_s="3", client_levels="1,2", repetitions="1"
+        client,
+        rows,
+        "pgecons-2021-reference",
+        scale="1",
+        duration_s="3",
+        client_levels="1,2",
+        repetitions="1",
+        warmup_runs="0",
     )
 
     assert (study.scale, study.duration_s, study.client_levels, study.repetitions) == (1, 3, [1, 2], 1)
+    assert study.warmup_runs == 0 and not study.trials.filter(warmup=True).exists()
     assert study.run_order == "random" and study.pg_settings["max_connections"] == "500"
 
 

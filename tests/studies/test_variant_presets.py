@@ -88,8 +88,11 @@ def test_each_preset_queues_and_plans_against_hosts_of_its_kind(lab, slug):
     axes = parse_axes(preset.vary.splitlines())
     variants = math.prod(len(axis.values) for axis in axes)
     assert study.variants.count() == variants and study.variants.filter(baseline=True).count() == 1
-    levels = len(preset.client_levels) * preset.repetitions * preset.scenarios.count()
-    assert study.trials.count() == variants * levels
+    cells = variants * len(preset.client_levels) * preset.scenarios.count()
+    # No seed states a warm-up run: each preset runs one per cell, uncounted, before its rounds.
+    assert study.warmup_runs == preset.warmup_runs == 1
+    assert study.trials.count() == cells * (1 + preset.repetitions)
+    assert study.trials.filter(warmup=True, repetition=0).count() == cells
     assert (study.scale, study.repetitions, list(study.client_levels)) == (
         preset.scale,
         preset.repetitions,

@@ -17,6 +17,7 @@ from benchdash.studies.evidence.export import EVIDENCE_HEADER, evidence_csv_rows
 from benchdash.studies.models import Study, Trial, TrialEvidence, Variant
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.comparisons import Comparison, baseline_comparisons
+from benchdash.studies.results.first_round import point_first_round_effect, study_first_round
 from benchdash.studies.results.lines import study_lines
 from benchdash.studies.results.mean import mean_interval
 from benchdash.studies.results.queries import study_results_compared
@@ -72,8 +73,10 @@ def study_points(request: HttpRequest, study_id: RowId) -> list[dict[str, Any]]:
     against_baseline = baseline_comparisons(comparisons, study_lines(study).baseline_id)
     variants = {variant.pk: variant for variant in _variants(study)}
     levels = variant_levels(list(variants.values()))
+    first_round = _study_first_round(points)
     return [
-        _point(point, against_baseline.get(point.key), variants.get(point.variant_id or 0), levels) for point in points
+        _point(point, against_baseline.get(point.key), variants.get(point.variant_id or 0), levels) | first_round
+        for point in points
     ]
 
 
@@ -155,6 +158,16 @@ def _point(
         **_ratio(compared),
         "ratio_axis": comparison.column.axis.axis if comparison else None,
         "compared_with": comparison.reference.label if comparison else None,
+        "first_round_effect": point_first_round_effect(point),
+    }
+
+
+def _study_first_round(points: list[Point]) -> dict[str, float | None]:
+    """The study's first-round effect and its chance where the host does not warm up, as every point carries them."""
+    found = study_first_round(points)
+    return {
+        "study_first_round_effect": found.effect if found else None,
+        "study_first_round_p": found.p_value if found else None,
     }
 
 

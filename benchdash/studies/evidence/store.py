@@ -156,10 +156,11 @@ def _reason(trial: Trial, collector: str) -> str:
 
 
 def evidence_rows(study: Study) -> list[EvidenceRow]:
-    """The light part of every measured trial's evidence in a study, as plain rows."""
+    """The light part of every measured trial's evidence in a study, as plain rows; a warm-up run's is left out, as
+    its TPS is of the points its rows are summarised beside."""
     line = f"trial__{study_lines(study).trial_field}"
     values = (
-        TrialEvidence.objects.filter(trial__study=study)
+        TrialEvidence.objects.filter(trial__study=study, trial__warmup=False)
         .order_by("trial__position", "trial_id")
         .values(*LIGHT_FIELDS, "trial__position", line, "trial__scenario_id", "trial__clients", "trial__repetition")
     )

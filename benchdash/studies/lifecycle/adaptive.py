@@ -57,7 +57,7 @@ def study_extend(*, study_id: int) -> int:
         study = Study.objects.select_for_update().get(pk=study_id)
         if not study.max_repetitions or study.status not in (Study.Status.QUEUED, Study.Status.RUNNING):
             return 0
-        trials = study.trials.filter(published=False)
+        trials = study.trials.filter(published=False, warmup=False)
         if trials.filter(status__in=(Trial.Status.PENDING, Trial.Status.RUNNING)).exists():
             return 0
         lines = study_lines(study)

@@ -5,6 +5,7 @@ procedure says: shuffled per round as the fixed-point observation does, or fixed
 Pure functions over plain data: no models, no database.
 """
 
+import dataclasses
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ class PlannedTrial:
     reset_data: bool
     prewarm: bool = False
     variant_id: int | None = None
+    warmup: bool = False
 
 
 def plan_design(
@@ -64,6 +66,7 @@ def plan_design(
         repetitions=repetitions or design.repetitions,
         seed=design.seed,
         order=design.run_order,
+        warmup_runs=design.warmup_runs,
     )
 
 
@@ -80,6 +83,7 @@ def plan_trials(
     repetitions: int,
     seed: int,
     order: str = RunOrder.RANDOM,
+    warmup_runs: int = 0,
 ) -> list[PlannedTrial]:
     """Expand a study into its trials, in run order.
 
@@ -94,6 +98,9 @@ def plan_trials(
        variant + scenario (its own data) in each round; "once" the first trial of that variant + scenario.
     5. prewarm follows the scenario's prewarm rule: "trial" every trial; "round" the first trial of each
        variant + scenario in each round; "none" never.
+    6. warmup_runs 1: round 0 comes first, every cell once, its trials marked warm-up (run, never counted);
+       shuffled by its own random.Random, so that the counted rounds are those of the same seed without it.
+       The data and prewarm rules apply to it as to any round.
     """
     rng = random.Random(seed)
     rules = {rule.scenario_id: rule for rule in scenarios}
@@ -105,6 +112,12 @@ def plan_trials(
     ]
     planned: list[PlannedTrial] = []
     seen_once: set[tuple[VariantRef, int]] = set()
+    if warmup_runs:
+        warmup_points = list(points)
+        if order != RunOrder.ASCENDING:
+            random.Random(f"{seed}:warm-up").shuffle(warmup_points)
+        warmups = _round(warmup_points, rules, 0, 0, seen_once)
+        planned += [dataclasses.replace(trial, warmup=True) for trial in warmups]
     for repetition in range(1, repetitions + 1):
         round_points = list(points)
         if order != RunOrder.ASCENDING:

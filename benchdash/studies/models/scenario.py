@@ -144,6 +144,8 @@ class StudyPreset(models.Model):
     # What the seed compares, as the form's vary box takes it: one axis a line (checksums=off,on; cpus=15,30,45,60;
     # host=physical,kvm-guest). Empty: builds only.
     vary = models.TextField(_("vary"), blank=True)
+    # One uncounted warm-up run per cell (Study.warmup_runs): 1 unless the seed says otherwise (none does).
+    warmup_runs = models.PositiveSmallIntegerField(_("warm-up runs per cell"), default=1)
     # What the seed reports of its runs: "median" (PGECons) or "mean" (seeds 002 and 003: 10 runs averaged).
     statistic = models.CharField(
         _("statistic"),

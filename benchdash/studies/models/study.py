@@ -116,6 +116,11 @@ class Study(models.Model):
     # Adaptive repetitions: after the planned ones, a cell whose interval still crosses the threshold gets
     # another round, up to this many trials (studies/lifecycle/adaptive.py). Empty: off.
     max_repetitions = models.PositiveSmallIntegerField(_("adaptive repetitions, up to"), null=True, blank=True)
+    # Uncounted runs of each cell before its counted ones (0 or 1): they absorb a first round that runs faster or
+    # slower than the rest (studies/results/first_round.py); their trials are marked warm-up and make no point.
+    warmup_runs = models.PositiveSmallIntegerField(
+        _("warm-up runs per cell"), default=0, validators=[MaxValueValidator(1)]
+    )
     duration_s = models.PositiveIntegerField(_("duration (s)"), default=60)
     scale = models.PositiveIntegerField(_("scale"), default=1)
     fillfactor = models.PositiveSmallIntegerField(_("fillfactor"), null=True, blank=True)
@@ -257,6 +262,7 @@ class Study(models.Model):
                 position=trial.position,
                 reset_data=trial.reset_data,
                 prewarm=trial.prewarm,
+                warmup=trial.warmup,
             )
             for trial in planned
         )
@@ -338,6 +344,8 @@ class Trial(models.Model):
     # Decided by the plan from the scenario's reset and prewarm rules (studies/lifecycle/plan.py).
     reset_data = models.BooleanField(_("starts from fresh data"), default=False)
     prewarm = models.BooleanField(_("loads the cache first (pg_prewarm)"), default=False)
+    # A warm-up run (round 0, the study's warmup_runs): run like the others, never counted in a point.
+    warmup = models.BooleanField(_("warm-up run"), default=False)
     published = models.BooleanField(_("published figure"), default=False)
     statistic = models.CharField(_("statistic"), max_length=10, choices=Statistic.choices, default=Statistic.MEDIAN)
     tps = models.FloatField(_("TPS"), null=True, blank=True)
@@ -394,7 +402,7 @@ class Trial(models.Model):
             models.Index(
                 fields=["study", "scenario", "variant", "build", "clients", "conditions"],
                 include=["tps"],
-                condition=Q(status="succeeded", tps__isnull=False),
+                condition=Q(status="succeeded", tps__isnull=False, warmup=False),
                 name="trial_variant_median_idx",
             ),
             # beat's repair of outputs a crash left behind (outcome.trials_outputs_repair)

@@ -34,8 +34,8 @@ class Median(Aggregate):
 
 
 def counted_trials() -> QuerySet[Trial]:
-    """The trials whose TPS counts in a point: succeeded (measured or published) and with a figure."""
-    return Trial.objects.filter(status=Trial.Status.SUCCEEDED, tps__isnull=False)
+    """The trials whose TPS counts in a point: succeeded (measured or published), with a figure, not a warm-up."""
+    return Trial.objects.filter(status=Trial.Status.SUCCEEDED, tps__isnull=False, warmup=False)
 
 
 def points_of(study_points: QuerySet[StudyPoint], *, with_runs: bool = False) -> list[Point]:

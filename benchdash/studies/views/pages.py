@@ -21,6 +21,7 @@ from benchdash.studies.overlaps import trial_overlaps
 from benchdash.studies.power_preview import measured_power
 from benchdash.studies.procedure import scenario_procedures, study_steps
 from benchdash.studies.results.charts import tps_by_clients_figure
+from benchdash.studies.results.first_round import study_first_round
 from benchdash.studies.results.lines import study_lines
 from benchdash.studies.results.queries import study_history_sources, study_results_compared
 from benchdash.studies.results.scalability import scalability_charts
@@ -96,5 +97,6 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "variants": study.variants.select_related("build", "db_host"),
         "overlaps": trial_overlaps(study),
         "other_studies": Study.objects.exclude(pk=study.pk).order_by(*STUDY_LIST_ORDER)[:STUDIES_PER_PAGE],
+        "first_round": study_first_round(points),
     }
     return render(request, "studies/detail.html", ctx)

@@ -14,6 +14,7 @@ from benchdash.studies.event_places import study_events
 from benchdash.studies.models import Study
 from benchdash.studies.results.charts import statistic_axis_title, tps_by_clients_figure
 from benchdash.studies.results.compare import Point
+from benchdash.studies.results.first_round import study_first_round
 from benchdash.studies.results.report import ConclusionsForm, report_columns, report_header, report_rows, study_tables
 
 CONCLUSIONS_PERMISSION = "studies.change_study"
@@ -33,6 +34,7 @@ def study_report(request: HttpRequest, pk: int) -> HttpResponse:
         "study_heading": f"{study.year} {study.title}",
         "form": ConclusionsForm(instance=study),
         "can_edit": request.user.has_perm(CONCLUSIONS_PERMISSION),
+        "first_round": study_first_round([point for table in tables for point in table.points]),
     }
     return render(request, "studies/report.html", ctx)
 

@@ -130,6 +130,12 @@ class Command(BaseCommand):
             choices=["", *MEASURED_STATISTICS],
             help="what the study reports of each cell's runs: median or mean (default: the preset's, else median)",
         )
+        parser.add_argument(
+            "--warmup-runs",
+            default="",
+            choices=["", "0", "1"],
+            help="uncounted runs of each cell before the counted rounds (default: the preset's, else 0)",
+        )
         parser.add_argument("--order", default="", choices=["", *RunOrder], help="default: the preset's, else random")
         parser.add_argument(
             "--host-order",
@@ -222,6 +228,7 @@ class Command(BaseCommand):
             "threshold": options["threshold"],
             "run_order": options["order"],
             "statistic": options["statistic"],
+            "warmup_runs": options["warmup_runs"],
             "host_order": options["host_order"],
             "duration_s": options["duration"] or ("" if preset else "60"),
             "scale": options["scale"] or ("" if preset else "1"),
