@@ -22,8 +22,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from workers import background_scripts as scripts
-from workers.transport import Transport, TransportError
+from workers.spec import HostSpec
+from workers.transport import Transport, TransportError, connect
 from workers.transport_base import Held
+from workers.work_dir import ensure_private_work_dir
 
 logger = logging.getLogger(__name__)
 # The longest a holder lives: one whose worker vanished without its connection closing (a cut network) goes then.
@@ -60,6 +62,17 @@ def host_lock(transport: Transport) -> Iterator[None]:
         if lock.take_again in transport.on_reconnect:
             transport.on_reconnect.remove(lock.take_again)
         lock.release()
+
+
+@contextmanager
+def host_lock_on(host: HostSpec) -> Iterator[None]:
+    """The host's lock on a connection of its own while the block runs, for work on the host outside an attempt that
+    must neither measure nor disturb another installation's run (the look before a study's first trial: its facts and
+    noise check); HostLockBusy as host_lock."""
+    with connect(host) as transport:
+        ensure_private_work_dir(transport)  # the lock lives beside the installation's part of it: checked first
+        with host_lock(transport):
+            yield
 
 
 class HeldLock:

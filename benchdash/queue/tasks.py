@@ -10,6 +10,7 @@ outcome waits until it can be stored, so that a healthy attempt is neither put b
 """
 
 import logging
+from contextlib import ExitStack
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -47,9 +48,10 @@ from benchdash.studies.lifecycle.storage_room import storage_no_room
 from benchdash.studies.models import Trial
 from workers.attempt import run_attempt, stop_server_kept_for
 from workers.failure_kind import FailureKind
+from workers.host_lock import HostLockBusy, host_lock_on
 from workers.host_wait import HostPatience
 from workers.preflight import check_host
-from workers.spec import HostSpec, TrialOutcome
+from workers.spec import HostSpec, TrialOutcome, TrialSpec
 from workers.transport import TransportError
 
 logger = logging.getLogger(__name__)
@@ -115,19 +117,37 @@ def run_and_store(trial: Trial) -> Trial | None:
     spec = trial_spec(trial)
     watch = AttemptWatch(trial.pk, trial.attempts)
     with heartbeat(watch):
-        if study_needs_noise_check(trial):  # before the first trial: the host is this study's now
-            refresh_facts_if_rebooted(trial.host_id)
-            report = noise_check(spec.db_host)
-            noise_check_keep(report=report, host_id=trial.host_id, study_id=trial.study_id)
-        patience = HostPatience(tuple(settings.HOST_WAIT_DELAYS_S), settings.HOST_WAIT_LIMIT_S)
-        outcome = run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
+        # Before the first trial: the host is this study's now.
+        busy_with = look_before_the_study(trial, spec) if study_needs_noise_check(trial) else ""
+        if not busy_with:
+            patience = HostPatience(tuple(settings.HOST_WAIT_DELAYS_S), settings.HOST_WAIT_LIMIT_S)
+            outcome = run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
+            busy_with = outcome.host_busy_with
         watch.storing = True
-        with_store_retry(partial(note_host_busy, spec.db_host.name, outcome.host_busy_with), "note the host's lock")
-        if outcome.host_busy_with:
+        with_store_retry(partial(note_host_busy, spec.db_host.name, busy_with), "note the host's lock")
+        if busy_with:
             give_back = partial(services.trial_give_back, trial_id=trial.pk, attempt=trial.attempts)
             with_store_retry(give_back, "give the trial back")
             return None
         return store_outcome(trial, outcome)
+
+
+def look_before_the_study(trial: Trial, spec: TrialSpec) -> str:
+    """The host's facts again if it booted, and its noise check, under the host-wide lock: another installation's run
+    is neither measured by the check nor disturbed by it (nor by the facts' tool versions). The holder's id when
+    another installation holds the lock: nothing is done, and the trial waits as for a busy host. A host that does not
+    answer now is looked at without the lock: the attempt waits for it (workers/host_wait.py)."""
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(host_lock_on(spec.db_host))
+        except HostLockBusy as busy:
+            return busy.holder
+        except TransportError as error:
+            logger.warning("host %s: looked at before the study without its lock: %s", spec.db_host.name, error)
+        refresh_facts_if_rebooted(trial.host_id)
+        report = noise_check(spec.db_host)
+    noise_check_keep(report=report, host_id=trial.host_id, study_id=trial.study_id)
+    return ""
 
 
 def refresh_facts_if_rebooted(host_id: int | None) -> None:

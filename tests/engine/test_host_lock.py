@@ -10,7 +10,7 @@ import pytest
 
 from tests.factories import trial_spec_on
 from workers.attempt import run_attempt
-from workers.host_lock import HostLockBusy, host_lock
+from workers.host_lock import HostLockBusy, host_lock, host_lock_on
 from workers.preflight import check_host
 from workers.transport import connect
 
@@ -121,6 +121,17 @@ def test_a_noise_check_of_a_host_busy_with_another_installation_gives_no_verdict
         report = check_host(any_transport.host.for_installation(PRODUCTION), sample_ms=100, micro_runs=1)
     assert report["verdict"] == "unknown"
     assert f"busy with another benchdash installation ({STAGING})" in report["error"]
+
+
+def test_the_look_before_a_study_waits_for_another_installation_s_run_and_then_holds_the_lock(any_transport):
+    """The facts and noise check before a study's first trial (queue.tasks.look_before_the_study) run under the lock,
+    on a connection of their own: never beside another installation's run (its pgbench --version was seen there)."""
+    production = any_transport.host.for_installation(PRODUCTION)
+    staging = connect(any_transport.host.for_installation(STAGING))
+    with staging, host_lock(staging), pytest.raises(HostLockBusy, match=STAGING), host_lock_on(production):
+        pytest.fail("looked at the host while another installation held it")
+    with host_lock_on(production):
+        assert any_transport.get_bytes(production.lock_path).startswith(f"{PRODUCTION} ".encode())
 
 
 def test_a_holder_that_has_not_yet_written_its_name_is_never_taken_for_the_last_holder(any_transport):
