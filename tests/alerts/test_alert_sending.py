@@ -4,9 +4,11 @@ is recorded, and the study that raised the alert is as it was; a trial subscript
 followed; a secret is stored encrypted."""
 
 import json
+from ipaddress import ip_address
 
 import pytest
 
+from benchdash.alerts.delivery import PinnedHTTPConnection
 from benchdash.alerts.messages import SIGNATURE_HEADER, signature
 from benchdash.alerts.models import Alert, Subscription, Watch
 from benchdash.alerts.raising import alerts_for_changes, alerts_for_study
@@ -109,3 +111,14 @@ def test_the_webhook_secret_is_stored_encrypted_and_read_back():
     stored = Subscription.objects.values_list("webhook_secret_encrypted", flat=True).get(pk=subscription.pk)
     assert SECRET not in stored and SECRET not in json.dumps(stored)
     assert Subscription.objects.get(pk=subscription.pk).webhook_secret == SECRET
+
+
+def test_a_webhook_connects_to_the_address_it_checked_never_resolving_the_name_again(http_receiver):
+    """DNS rebinding: the name is resolved once, checked, and the connection made to that address. A name that does
+    not resolve at all still reaches the pinned address, its Host header kept."""
+    port = http_receiver.server_address[1]
+    connection = PinnedHTTPConnection("hook.invalid", port=port, pinned=ip_address("127.0.0.1"), timeout=10)
+    connection.request("POST", "/hook", body=b"{}", headers={"Content-Type": "application/json"})
+    assert connection.getresponse().status == 200
+    [received] = http_receiver.received
+    assert received.headers["Host"] == f"hook.invalid:{port}"
