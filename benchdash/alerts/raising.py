@@ -26,6 +26,7 @@ from benchdash.alerts.messages import (
 )
 from benchdash.alerts.models import Alert, Subscription, Watch
 from benchdash.alerts.signals import send_alert_after_commit
+from benchdash.changes.card import compare_query
 from benchdash.changes.models import ChangePoint, SeriesKind
 from benchdash.studies.models import Study
 from benchdash.studies.results.comparisons import Comparison
@@ -35,6 +36,12 @@ from benchdash.studies.results.uncertainty import Verdict, ratio_interval
 
 def site_link(path: str) -> str:
     return settings.SITE_URL.rstrip("/") + path
+
+
+def comparison_path(change: ChangePoint) -> str:
+    """The page of the change's two sides side by side (/compare/), or its own page where a side is no one line."""
+    query = compare_query(change)
+    return f"{reverse('compare:sides')}?{query}" if query else reverse("changes:detail", args=[change.pk])
 
 
 def change_subscriptions(change: ChangePoint) -> list[Subscription]:
@@ -50,7 +57,7 @@ def alerts_for_changes(*, change_ids: Iterable[int]) -> list[Alert]:
     """One alert per new change point and subscription that watches its series."""
     raised = []
     for change in ChangePoint.objects.filter(pk__in=list(change_ids)):
-        message = change_message(_change_facts(change), site_link(reverse("changes:detail", args=[change.pk])))
+        message = change_message(_change_facts(change), site_link(comparison_path(change)))
         for subscription in change_subscriptions(change):
             alert = _raise(subscription, message, event=f"change:{change.pk}", change=change)
             raised += [alert] if alert else []

@@ -6,7 +6,7 @@ import pytest
 from django.db import transaction
 
 from benchdash.alerts.models import Alert, Watch
-from benchdash.alerts.raising import alerts_for_changes, alerts_for_study
+from benchdash.alerts.raising import alerts_for_changes, alerts_for_study, comparison_path
 from benchdash.alerts.signals import alert_due
 from benchdash.changes.refresh import changes_refresh
 from benchdash.changes.signals import changes_found
@@ -31,7 +31,8 @@ def test_a_new_change_point_alerts_the_series_subscriber_once(django_capture_on_
     assert (alert.subscription, alert.status, alert.kind) == (subscription, Alert.Status.PENDING, Alert.Kind.CHANGE)
     assert alert.subject.startswith(change.series_title)
     assert "slowdown of -8.0% between 17.2 and 17.3" in alert.subject
-    assert alert.payload["link"].endswith(f"/changes/{change.pk}/")
+    assert comparison_path(change).startswith("/compare/?a=study%3A")  # both sides, side by side
+    assert alert.payload["link"].endswith(comparison_path(change))
     assert "After / before: 91." in alert.text and "% confidence" in alert.text
     assert due == [alert.pk]
 

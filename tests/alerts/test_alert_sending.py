@@ -11,7 +11,7 @@ import pytest
 from benchdash.alerts.delivery import PinnedHTTPConnection
 from benchdash.alerts.messages import SIGNATURE_HEADER, signature
 from benchdash.alerts.models import Alert, Subscription, Watch
-from benchdash.alerts.raising import alerts_for_changes, alerts_for_study
+from benchdash.alerts.raising import alerts_for_changes, alerts_for_study, comparison_path
 from benchdash.queue.tasks import send_alert
 from benchdash.studies.models import Study
 from tests.alerts.helpers import (
@@ -36,7 +36,7 @@ def test_an_alert_goes_by_e_mail_through_smtp_with_the_series_and_the_change_in_
     [message] = smtp_server.mailbox.messages
     assert smtp_server.mailbox.recipients == [["watcher@example.org"]]
     assert message["Subject"].strip() == f"{change.series_title}: slowdown of -8.0% between 17.2 and 17.3"
-    assert f"/changes/{change.pk}/" in message.get_payload(decode=True).decode()
+    assert comparison_path(change) in message.get_payload(decode=True).decode()
     alert.refresh_from_db()
     assert (alert.status, alert.attempts, alert.sent_at is not None) == (Alert.Status.SENT, 1, True)
 
