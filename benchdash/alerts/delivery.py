@@ -43,7 +43,7 @@ class PinnedHTTPConnection(http.client.HTTPConnection):
         self.pinned = pinned
 
     def connect(self) -> None:
-        self.sock = socket.create_connection((str(self.pinned), self.port), self.timeout)
+        self.sock = _socket_to(self.pinned, self.port, self.timeout)
 
 
 class PinnedHTTPSConnection(http.client.HTTPSConnection):
@@ -54,11 +54,17 @@ class PinnedHTTPSConnection(http.client.HTTPSConnection):
         self.pinned = pinned
 
     def connect(self) -> None:
-        raw = socket.create_connection((str(self.pinned), self.port), self.timeout)
+        raw = _socket_to(self.pinned, self.port, self.timeout)
         self.sock = self._context.wrap_socket(raw, server_hostname=self.host)  # type: ignore[attr-defined]
 
 
-class _PinnedHTTP(urllib.request.HTTPHandler):
+def _socket_to(pinned: IPv4Address | IPv6Address, port: int, timeout: float | None) -> socket.socket:
+    return socket.create_connection((str(pinned), port), timeout)
+
+
+class _PinnedHandler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    """http and https both, every connection to the pinned address (it replaces urllib's own two handlers)."""
+
     def __init__(self, pinned: IPv4Address | IPv6Address) -> None:
         super().__init__()
         self.pinned = pinned
@@ -66,21 +72,13 @@ class _PinnedHTTP(urllib.request.HTTPHandler):
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         return self.do_open(partial(PinnedHTTPConnection, pinned=self.pinned), req)  # type: ignore[arg-type]
 
-
-class _PinnedHTTPS(urllib.request.HTTPSHandler):
-    def __init__(self, pinned: IPv4Address | IPv6Address) -> None:
-        super().__init__()
-        self.pinned = pinned
-
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         return self.do_open(partial(PinnedHTTPSConnection, pinned=self.pinned), req)  # type: ignore[arg-type]
 
 
 def _opener(pinned: IPv4Address | IPv6Address) -> urllib.request.OpenerDirector:
     """No proxy (it would be connected to instead), no redirect, every connection to the pinned address."""
-    return urllib.request.build_opener(
-        urllib.request.ProxyHandler({}), _NoRedirects, _PinnedHTTP(pinned), _PinnedHTTPS(pinned)
-    )
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirects, _PinnedHandler(pinned))
 
 
 def webhook_url_problem(url: str) -> str | None:
