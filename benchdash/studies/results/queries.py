@@ -79,10 +79,10 @@ def study_results(study: Study) -> list[Point]:
     return compare_with_baseline(_line_points(study, lines), lines.baseline_id, study_comparing(study))
 
 
-def study_results_compared(study: Study) -> tuple[list[Point], list[Comparison]]:
+def study_results_compared(study: Study, comparing: Comparing | None = None) -> tuple[list[Point], list[Comparison]]:
     """study_results, and the study's comparisons over them (results/comparisons.py: each cell against the cell that
-    differs from it in one axis alone), the DB host's history read once for both."""
-    lines, comparing = study_lines(study), study_comparing(study)
+    differs from it in one axis alone), the DB host's history read once for both (or given, in `comparing`)."""
+    lines, comparing = study_lines(study), comparing or study_comparing(study)
     points = compare_with_baseline(_line_points(study, lines), lines.baseline_id, comparing)
     levels = study_line_levels(study, lines, points)
     return points, study_comparisons(points, levels, lines.baseline_id, comparing)
@@ -95,10 +95,11 @@ def study_comparing(study: Study) -> Comparing:
     return Comparing(study.statistic == Statistic.PEAK, study.threshold, study.design, spreads)
 
 
-def study_history_sources(study: Study, points: Iterable[Point]) -> list[str]:
+def study_history_sources(study: Study, points: Iterable[Point], comparing: Comparing | None = None) -> list[str]:
     """Where the spread history came from that the study's intervals borrowed, in words, each source once: "from 4
-    studies on m5a.8xlarge instances" (host_spread.spread_source); empty where no interval borrowed one."""
-    spreads = study_spreads(study) if study.kind == Study.Kind.MEASURED else {}
+    studies on m5a.8xlarge instances" (host_spread.spread_source); empty where no interval borrowed one. The history
+    is the one `comparing` holds where the caller compared the points with it (read once)."""
+    spreads = (comparing or study_comparing(study)).spreads
     borrowed = {
         spreads[(point.scenario_id, point.clients)]
         for point in points

@@ -23,7 +23,7 @@ from benchdash.studies.procedure import scenario_procedures, study_steps
 from benchdash.studies.results.charts import tps_by_clients_figure
 from benchdash.studies.results.first_round import study_first_round
 from benchdash.studies.results.lines import study_lines
-from benchdash.studies.results.queries import study_history_sources, study_results_compared
+from benchdash.studies.results.queries import study_comparing, study_history_sources, study_results_compared
 from benchdash.studies.results.scalability import scalability_charts
 from benchdash.studies.results.settings_diff import study_settings_diff
 from benchdash.studies.results.tables import scenario_tables
@@ -64,7 +64,8 @@ def study_list(request: HttpRequest) -> HttpResponse:
 @read_access
 def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study.objects.select_related("db_host", "client_host", "baseline"), pk=pk)
-    points, comparisons = study_results_compared(study)
+    comparing = study_comparing(study)  # the DB host's spread history, read once for the results and their sources
+    points, comparisons = study_results_compared(study, comparing)
     names = Scenario.objects.filter(id__in={point.scenario_id for point in points}).display_names()
     lines = study_lines(study)
     tables = scenario_tables(points, lines.baseline_id, comparisons, names)
@@ -89,7 +90,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "lines": lines,
         "settings_diff": study_settings_diff(study, lines),
         "power": measured_power(study, points) if study.kind == Study.Kind.MEASURED else [],
-        "history_sources": study_history_sources(study, points),
+        "history_sources": study_history_sources(study, points, comparing),
         "environment": study_environment(study),
         "noise": noise[0][1],
         "other_hosts_noise": noise[1:],
