@@ -136,6 +136,16 @@ def test_the_evidence_table_names_the_sides_a_and_b(client, two_studies):
     assert "<td>shared_buffers</td>" in evidence
 
 
+def test_the_evidence_column_names_what_moved_in_the_page_s_language_not_by_its_code(client, two_studies):
+    first, second, *_rest = two_studies
+
+    page = compare(client, f"study:{first.pk}", f"study:{second.pk}", language="ja").content.decode()
+
+    evidence = page[page.index('id="evidence-differences"') :]
+    assert "<tr><td>設定</td><td>shared_buffers</td>" in evidence
+    assert "<td>setting</td>" not in evidence
+
+
 def test_sides_whose_trials_left_no_evidence_say_so(client, two_studies):
     first, second, *_rest = two_studies
     Trial.objects.update(server_settings={})
