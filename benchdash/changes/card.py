@@ -84,8 +84,10 @@ def _levels(side: Side) -> set[int]:
 
 def side_evidence(side: Side) -> SideEvidence:
     line = side_line(side)
+    if line.line_id is None:  # a study of variants with none of this build: no trial of it
+        return SideEvidence()
     point = evidence_points(evidence_rows(side.study)).get((side.scenario_id, line.line_id, side.clients))
-    profile = perf_profiles(side.study, side.scenario_id, side.clients).get(line.line_id or 0)
+    profile = perf_profiles(side.study, side.scenario_id, side.clients).get(line.line_id)
     trial = _first_trial(side, line)
     return SideEvidence(
         cpu=_cpu(point),
