@@ -47,15 +47,16 @@ class HostLockBusy(TransportError):
 
 
 @contextmanager
-def host_lock(transport: Transport) -> Iterator[None]:
+def host_lock(transport: Transport, wait_s: int = 0) -> Iterator[None]:
     """Hold the host's lock while the block runs, taken again whenever the connection is made again; HostLockBusy
-    when another installation holds it. A host without an installation (a run by hand) is not locked."""
+    when another installation holds it (still, after wait_s seconds). A host without an installation (a run by hand)
+    is not locked."""
     if not transport.host.lock_path:
         yield
         return
     lock = HeldLock(transport)
     try:
-        lock.take()
+        lock.take(wait_s)
         transport.on_reconnect.append(lock.take_again)
         yield
     finally:
@@ -65,14 +66,15 @@ def host_lock(transport: Transport) -> Iterator[None]:
 
 
 @contextmanager
-def host_lock_on(host: HostSpec) -> Iterator[None]:
-    """The host's lock on a connection of its own while the block runs, for work on the host outside an attempt that
-    must neither measure nor disturb another installation's run (the look before a study's first trial: its facts and
-    noise check); HostLockBusy as host_lock."""
+def host_lock_on(host: HostSpec, wait_s: int = 0) -> Iterator[Transport]:
+    """A connection of its own to the host, holding the host's lock while the block runs: for every look at the host
+    outside an attempt, which must neither measure nor disturb another installation's run (its facts, read at
+    registration, on an admin's save or before a study, whose script runs pgbench --version; the noise check);
+    HostLockBusy as host_lock."""
     with connect(host) as transport:
         ensure_private_work_dir(transport)  # the lock lives beside the installation's part of it: checked first
-        with host_lock(transport):
-            yield
+        with host_lock(transport, wait_s):
+            yield transport
 
 
 class HeldLock:

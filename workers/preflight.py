@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from workers.host_lock import host_lock
+from workers.host_lock import HostLockBusy, host_lock
 from workers.host_wait import WaitReport, unheard
 from workers.spec import HostSpec
 from workers.spread import coefficient_of_variation
@@ -121,16 +121,21 @@ def check_host(
     """The report of a check of this host; a check that could not run says why (verdict unknown), never raises:
     a study runs whatever its check says. Once connected, on_wait hears that the host answers (its note goes). It
     holds the host-wide lock: another installation's trial is no noise of the host's, and a host busy with one gets no
-    verdict."""
+    verdict (busy_with: the holder's id)."""
     try:
         with connect(host) as transport:
             on_wait(host.name, None)
             ensure_private_work_dir(transport)
             with host_lock(transport):
                 return run_preflight(transport, sample_ms, micro_runs)
+    except HostLockBusy as busy:
+        return {**_unknown(f"{type(busy).__name__}: {busy}"), "busy_with": busy.holder}
     except Exception as error:  # noqa: BLE001 (a host we cannot check is reported, not a failure of the study)
-        reason = f"{type(error).__name__}: {error}"
-        return {"verdict": Verdict.UNKNOWN.value, "findings": [], "facts": {}, "error": reason}
+        return _unknown(f"{type(error).__name__}: {error}")
+
+
+def _unknown(reason: str) -> dict[str, Any]:
+    return {"verdict": Verdict.UNKNOWN.value, "findings": [], "facts": {}, "error": reason}
 
 
 def preflight_report(facts: PreflightFacts) -> dict[str, Any]:

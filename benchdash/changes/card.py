@@ -13,6 +13,7 @@ from benchdash.studies.evidence.compare import EvidencePoint, evidence_points
 from benchdash.studies.evidence.store import evidence_rows, perf_profiles
 from benchdash.studies.evidence.table_health import study_table_health
 from benchdash.studies.models import Study, Trial
+from benchdash.studies.results.lines import study_lines
 from benchdash.studies.results.settings_diff import ENGINE_OWN
 from workers.facts import MOMENTARY_FACTS
 
@@ -22,10 +23,25 @@ ENVIRONMENT_FIELDS = ("server_version", "pgbench_version")
 
 @dataclass(frozen=True)
 class Side:
+    """One line of a study at one scenario and client level: its build, and in a study whose lines are variants its
+    variant (two variants of one build are two sides, each with its own evidence); no variant there: the build's first,
+    the line that line_ref names."""
+
     study: Study
     build_id: int
     scenario_id: int
     clients: int
+    variant_id: int | None = None
+
+
+@dataclass(frozen=True)
+class SideLine:
+    """What the side's study keys its evidence by (study_lines): the variant's id in a study of variants, else the
+    build's; and that variant's label, which its table health is named by."""
+
+    line_id: int | None
+    variant_id: int | None = None
+    variant_label: str = ""
 
 
 def change_card(change: ChangePoint) -> list[Moved] | None:
@@ -67,17 +83,30 @@ def _levels(side: Side) -> set[int]:
 
 
 def side_evidence(side: Side) -> SideEvidence:
-    point = evidence_points(evidence_rows(side.study)).get((side.scenario_id, side.build_id, side.clients))
-    profile = perf_profiles(side.study, side.scenario_id, side.clients).get(side.build_id)
-    trial = _first_trial(side)
+    line = side_line(side)
+    if line.line_id is None:  # a study of variants with none of this build: no trial of it
+        return SideEvidence()
+    point = evidence_points(evidence_rows(side.study)).get((side.scenario_id, line.line_id, side.clients))
+    profile = perf_profiles(side.study, side.scenario_id, side.clients).get(line.line_id)
+    trial = _first_trial(side, line)
     return SideEvidence(
         cpu=_cpu(point),
         waits=_waits(point),
         functions={row["function"]: 100.0 * row["share"] for row in (profile or {}).get("perf_self", [])},
-        table_health=_table_health(side),
+        table_health=_table_health(side, line),
         settings=_settings(trial),
         environment=_environment(trial),
     )
+
+
+def side_line(side: Side) -> SideLine:
+    if not study_lines(side.study).by_variant:
+        return SideLine(side.build_id)
+    variants = side.study.variants.filter(build_id=side.build_id).order_by("pk")
+    if side.variant_id is not None:
+        variants = variants.filter(pk=side.variant_id)
+    variant = variants.values_list("pk", "label").first()
+    return SideLine(variant[0], variant[0], variant[1]) if variant else SideLine(None)
 
 
 def _cpu(point: EvidencePoint | None) -> dict[str, float]:
@@ -89,10 +118,11 @@ def _waits(point: EvidencePoint | None) -> dict[str, float]:
     return {f"{kind}: {event}": 100.0 * share for (kind, event), share in shares.items()}
 
 
-def _table_health(side: Side) -> dict[str, float]:
+def _table_health(side: Side, line: SideLine) -> dict[str, float]:
     figures: dict[str, float] = {}
     for row in study_table_health(side.study):
-        if row.clients != side.clients or row.build != _build_name(side):
+        named = row.variant == line.variant_label if line.variant_id else row.build == _build_name(side)
+        if row.clients != side.clients or not named:
             continue
         for name in ("dead_share_after", "hot_share"):
             if (value := row.figures.get(name)) is not None:
@@ -104,10 +134,12 @@ def _build_name(side: Side) -> str:
     return side.study.builds.filter(pk=side.build_id).values_list("name", flat=True).first() or ""
 
 
-def _first_trial(side: Side) -> Trial | None:
+def _first_trial(side: Side, line: SideLine) -> Trial | None:
     trials = Trial.objects.filter(
         study=side.study, build_id=side.build_id, scenario_id=side.scenario_id, status=Trial.Status.SUCCEEDED
     )
+    if line.variant_id is not None:
+        trials = trials.filter(variant_id=line.variant_id)
     return trials.order_by("position").first()
 
 

@@ -66,8 +66,9 @@ def side_by_side(a: CompareSide, b: CompareSide) -> SideBySide:
 def _evidence(a: CompareSide, b: CompareSide, names: dict[int, str]) -> list[EvidenceDifference]:
     differences = []
     for scenario_id, clients in common_levels(a.points, b.points).items():
-        before = side_evidence(Side(a.study, a.build_id, scenario_id, clients))
-        after = side_evidence(Side(b.study, b.build_id, scenario_id, clients))
+        before, after = (
+            side_evidence(Side(side.study, side.build_id, scenario_id, clients, side.variant_id)) for side in (a, b)
+        )
         moved = None if before == after == SideEvidence() else explain(before, after)
         differences.append(EvidenceDifference(names.get(scenario_id, ""), clients, moved))
     return differences

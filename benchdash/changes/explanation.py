@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from django.db.models import TextChoices
 from django.utils.translation import gettext_lazy as _
 
 LEAST_POINTS = 1.0
@@ -27,13 +28,15 @@ RULE = _(
 )
 
 
-class Evidence:
-    CPU = "cpu"
-    WAIT = "wait"
-    FUNCTION = "function"
-    TABLE = "table"
-    SETTING = "setting"
-    ENVIRONMENT = "environment"
+class Evidence(TextChoices):
+    """What a moved thing is: a stable code, shown by its label in the page's language."""
+
+    CPU = "cpu", _("CPU")
+    WAIT = "wait", _("Wait events")
+    FUNCTION = "function", _("perf functions")
+    TABLE = "table", _("Table health")
+    SETTING = "setting", _("Setting")
+    ENVIRONMENT = "environment", _("Environment")
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,10 @@ class Moved:
     before: float | str | None
     after: float | str | None
     moved: float | None = None
+
+    @property
+    def evidence_label(self) -> str:
+        return str(Evidence(self.evidence).label)
 
 
 def explain(before: SideEvidence, after: SideEvidence) -> list[Moved]:

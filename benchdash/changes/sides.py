@@ -40,14 +40,15 @@ class Line:
 
 @dataclass(frozen=True)
 class CompareSide:
-    """One line of one study: its points (build_id holds the line's id), the build its evidence is keyed by, and the
-    study's other lines (to switch to)."""
+    """One line of one study: its points (build_id holds the line's id), its build, its variant where the study's lines
+    are variants (its evidence is keyed by it), and the study's other lines (to switch to)."""
 
     study: Study
     line: Line
     build_id: int
     points: list[Point] = field(default_factory=list)
     lines: list[Line] = field(default_factory=list)
+    variant_id: int | None = None
 
     @property
     def ref(self) -> str:
@@ -99,9 +100,10 @@ def _side(study: Study | None, line_id: int | None) -> CompareSide:
     line = next((line for line in lines if line.line_id == wanted), None)
     if line is None:
         raise BadRef(_("the study has no figures of this line"))
-    build_id = _variant_build(line.line_id) if study_lines_of.by_variant else line.line_id
+    variant_id = line.line_id if study_lines_of.by_variant else None
+    build_id = line.line_id if variant_id is None else _variant_build(variant_id)
     own = [point for point in points if point.build_id == line.line_id]
-    return CompareSide(study=study, line=line, build_id=build_id, points=own, lines=lines)
+    return CompareSide(study=study, line=line, build_id=build_id, points=own, lines=lines, variant_id=variant_id)
 
 
 def _lines(points: list[Point]) -> list[Line]:

@@ -13,26 +13,36 @@ from django.utils import timezone
 
 from benchdash.inventory.models import FactsState, Host
 from workers.facts import collect_host_facts, read_boot_time
+from workers.host_lock import HostLockBusy, host_lock_on
 from workers.transport import TransportError, connect
 
 # Sent after commit with host_id and host_name: read this host's facts on the queue of its worker.
 host_facts_wanted = Signal()
+# How long a command (register_local, pin_host_key) waits for another installation's trial to let go of the host.
+COMMAND_LOCK_WAIT_S = 60
 # /proc/stat's btime is computed from the clock less the uptime, and two reads may differ by a second.
 BOOT_TIME_SLACK_S = 2
 
 
-def host_facts_read(*, host_id: int) -> Host:
-    """Read the host's facts and keep them; a host that cannot be read keeps the facts it had, and the reason."""
+def host_facts_read(*, host_id: int, wait_s: int = 0) -> Host:
+    """Read the host's facts and keep them; a host that cannot be read keeps the facts it had, and the reason. They are
+    read under the host-wide lock (workers/host_lock.py), waiting up to wait_s for it: the facts script runs pgbench
+    --version and the like, which must never run beside another installation's trial; a host still busy with one
+    then keeps its facts, its state BUSY and the holder noted on it."""
     host = Host.objects.get(pk=host_id)
     try:
-        with connect(host.whole_spec()) as transport:
+        with host_lock_on(host.installation_spec(), wait_s) as transport:
             facts = collect_host_facts(transport, host.work_dir)
+    except HostLockBusy as busy:
+        Host.objects.filter(pk=host_id).update(facts_state=FactsState.BUSY, facts_error=str(busy))
+        Host.note_busy(host.name, busy.holder)
     except TransportError as error:
         Host.objects.filter(pk=host_id).update(facts_state=FactsState.FAILED, facts_error=str(error))
     else:
         read = {"facts": facts, "facts_updated_at": timezone.now(), "facts_state": FactsState.READ, "facts_error": ""}
         Host.objects.filter(pk=host_id).update(**read)
         Host.note_answered(host.name)
+        Host.note_busy(host.name, "")
     return Host.objects.get(pk=host_id)
 
 
@@ -66,6 +76,8 @@ def host_facts_refresh(*, host_id: int) -> bool:
 
 def facts_outcome_line(host: Host) -> str:
     """What a command says after reading the host's facts (English, as the commands' other output)."""
+    if host.facts_state == FactsState.BUSY:
+        return f"{host.name}: facts not read, nothing run there: {host.facts_error}; run this again once it is free"
     if host.facts_state != FactsState.READ:
         return f"{host.name}: facts not read: {host.facts_error}"
     facts = host.facts

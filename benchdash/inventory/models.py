@@ -11,6 +11,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.validators import validate_host_address, validate_port, validate_target_path
+from benchdash.store_clock import StoreNow
 from workers import source_build
 from workers.spec import BuildSpec, HostSpec, spec_from_row
 
@@ -18,13 +19,15 @@ LOCAL_HOST_NAME = "local"
 
 
 class FactsState(models.TextChoices):
-    """UNREAD -> READING (asked for, a worker reads them) -> READ | FAILED (error kept); READ or FAILED -> READING
-    when the host is saved or registered again."""
+    """UNREAD -> READING (asked for, a worker reads them) -> READ | FAILED (error kept) | BUSY (another installation
+    held the host-wide lock: nothing was run there, the facts it had are kept); READ, FAILED or BUSY -> READING when
+    the host is saved or registered again."""
 
     UNREAD = "unread", _("not read yet")
     READING = "reading", _("being read")
     READ = "read", _("read")
     FAILED = "failed", _("reading failed")
+    BUSY = "busy", _("host busy with another installation")
 
 
 class Host(models.Model):
@@ -97,8 +100,8 @@ class Host(models.Model):
         return self.name
 
     def whole_spec(self) -> HostSpec:
-        """The engine's spec of the host as it is, its work dir whole: for reading its facts. A trial's spec is this
-        installation's part of it (studies/lifecycle/specs.host_spec)."""
+        """The engine's spec of the host as it is, its work dir whole (no lock: for reading its boot time). A trial's
+        spec, and a facts read's, is this installation's part of it (installation_spec)."""
         return spec_from_row(HostSpec, self, installation="")
 
     def installation_spec(self) -> HostSpec:
@@ -111,6 +114,13 @@ class Host(models.Model):
         """The host answered a connection: the "waiting for host" note of an attempt that lost it goes, whoever
         connected (an attempt, the noise check, a facts read, a command run by hand)."""
         Host.objects.filter(name=name, unreachable_since__isnull=False).update(unreachable_since=None)
+
+    @staticmethod
+    def note_busy(name: str, busy_with: str) -> None:
+        """Note that the host's lock was found held by another installation, this id's, and since when (the store's
+        time); "" clears the note once this installation held it. The host and study pages show it."""
+        hosts = Host.objects.filter(name=name).exclude(busy_with=busy_with)
+        hosts.update(busy_with=busy_with, busy_since=StoreNow() if busy_with else None)
 
     @property
     def is_local(self) -> bool:

@@ -18,6 +18,10 @@ VERDICTS = {
     "noisy": _("Noisy: other work on the host now; expect a wide spread and more runs before a verdict."),
     "unknown": _("Not checked: the check could not run on the host."),
 }
+BUSY = _(
+    "Not checked: the host was busy with another benchdash installation (%(installation)s), and nothing runs beside "
+    "its trial. Check again once it is free."
+)
 # A verdict in a word, for a table cell (the study's quality against the rules).
 VERDICT_WORDS = {"quiet": _("quiet"), "some_noise": _("some noise"), "noisy": _("noisy"), "unknown": _("not checked")}
 FINDINGS = {
@@ -53,6 +57,8 @@ def noise_summary(report: dict[str, Any]) -> NoiseSummary | None:
         if finding.get("code") in FINDINGS
     ]
     checked = parse_datetime(report["checked_at"]) if report.get("checked_at") else None
+    if report.get("busy_with"):  # the lock's holder, never the engine's English
+        return NoiseSummary(verdict, BUSY % {"installation": report["busy_with"]}, [], [], checked, "")
     return NoiseSummary(
         verdict,
         VERDICTS.get(verdict, VERDICTS["unknown"]),

@@ -124,7 +124,7 @@ def run_and_store(trial: Trial) -> Trial | None:
             outcome = run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
             busy_with = outcome.host_busy_with
         watch.storing = True
-        with_store_retry(partial(note_host_busy, spec.db_host.name, busy_with), "note the host's lock")
+        with_store_retry(partial(Host.note_busy, spec.db_host.name, busy_with), "note the host's lock")
         if busy_with:
             give_back = partial(services.trial_give_back, trial_id=trial.pk, attempt=trial.attempts)
             with_store_retry(give_back, "give the trial back")
@@ -181,10 +181,13 @@ app.add_periodic_task(settings.REQUEUE_EVERY_S, requeue_orphaned_studies.s(), na
 
 @shared_task
 def check_host_noise(host_id: int) -> str:
-    """The host page's "check noise now": run the noise check on the host and keep its report there."""
+    """The host page's "check noise now": run the noise check on the host and keep its report there. A host busy with
+    another installation is not checked (workers/preflight.check_host): the report and the host's note say so."""
     close_old_connections()
     host = Host.objects.get(pk=host_id)
     report = noise_check(host_spec(host))
+    if report.get("busy_with"):
+        Host.note_busy(host.name, report["busy_with"])
     noise_check_keep(report=report, host_id=host.pk)
     return str(report["verdict"])
 
@@ -218,13 +221,6 @@ def _note_host_wait(host_name: str, since: datetime | None) -> None:
         Host.note_answered(host_name)
     else:  # the wait begins now: noted in the store's time, as the trial's times are (a worker's clock may be off)
         Host.objects.filter(name=host_name).update(unreachable_since=StoreNow())
-
-
-def note_host_busy(host_name: str, busy_with: str) -> None:
-    """Note on the host that its trials wait for another installation, this id's, and since when; clear the note
-    ("") once an attempt ran there. The study page shows it (studies/lifecycle/progress.py)."""
-    hosts = Host.objects.filter(name=host_name).exclude(busy_with=busy_with)
-    hosts.update(busy_with=busy_with, busy_since=StoreNow() if busy_with else None)
 
 
 def store_outcome(trial: Trial, outcome: TrialOutcome) -> Trial:

@@ -7,9 +7,10 @@ import pytest
 from django.urls import reverse
 
 from benchdash.changes.models import ChangePoint
-from benchdash.studies.models import Study, Trial
+from benchdash.studies.models import Study, Trial, TrialEvidence, Variant
+from benchdash.studies.results.store import points_refresh
 from tests.changes.test_change_pages import figure, official_change  # noqa: F401 (a fixture)
-from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_runs
+from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_runs, succeeded_trial
 
 pytestmark = pytest.mark.django_db
 
@@ -134,6 +135,43 @@ def test_the_evidence_table_names_the_sides_a_and_b(client, two_studies):
     evidence = page[page.index('id="evidence-differences"') :]
     assert '<th class="num">a</th><th class="num">b</th>' in evidence
     assert "<td>shared_buffers</td>" in evidence
+
+
+def test_the_evidence_column_names_what_moved_in_the_page_s_language_not_by_its_code(client, two_studies):
+    first, second, *_rest = two_studies
+
+    page = compare(client, f"study:{first.pk}", f"study:{second.pk}", language="ja").content.decode()
+
+    evidence = page[page.index('id="evidence-differences"') :]
+    assert "<tr><td>設定</td><td>shared_buffers</td>" in evidence
+    assert "<td>setting</td>" not in evidence
+
+
+def test_two_variants_of_one_build_side_by_side_each_keep_their_own_evidence(client):
+    """Evidence is keyed by the side (build and variant): each variant's settings and CPU, never the build's mix."""
+    build, scenario = BuildFactory(name="pg16", version="16.4"), ScenarioFactory(slug="select-only")
+    study = StudyFactory(builds=[build], baseline=build, scenarios=[scenario], client_levels=[1])
+    small = Variant.objects.get(study=study)
+    Variant.objects.filter(pk=small.pk).update(label="pg16 sb=128MB", pg_settings={"shared_buffers": "128MB"})
+    large = Variant.objects.create(
+        study=study, build=build, label="pg16 sb=1GB", pg_settings={"shared_buffers": "1GB"}, position=1
+    )
+    for variant, buffers, user in ((small, "128MB", 40.0), (large, "1GB", 70.0)):
+        for repetition, tps in enumerate((100.0, 101.0, 102.0), start=1):
+            trial = succeeded_trial(
+                study, build, scenario, 1, repetition, tps, variant=variant, server_settings={"shared_buffers": buffers}
+            )
+            TrialEvidence.objects.create(
+                trial=trial, cpu_user=user, cpu_system=10.0, cpu_iowait=0.0, cpu_idle=90 - user
+            )
+    points_refresh(study_id=study.pk)
+
+    page = compare(client, f"variant:{small.pk}", f"variant:{large.pk}").context["page"]
+
+    (difference,) = page.evidence
+    moved = {(item.evidence, item.name): (item.before, item.after) for item in difference.moved}
+    assert moved[("setting", "shared_buffers")] == ("128MB", "1GB")
+    assert moved[("cpu", "user")] == (40.0, 70.0)
 
 
 def test_sides_whose_trials_left_no_evidence_say_so(client, two_studies):

@@ -4,6 +4,8 @@ first preview of a study refuses what the host cannot run; facts read before the
 import io
 import os
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,8 @@ from benchdash.inventory.host_facts import host_facts_read, host_facts_refresh, 
 from benchdash.inventory.models import FactsState, Host
 from benchdash.studies.forms import StudyForm
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory
+from workers.host_lock import HeldLock, host_lock
+from workers.transport import connect
 
 pytestmark = pytest.mark.django_db
 
@@ -150,3 +154,46 @@ def test_a_facts_read_that_reaches_the_host_clears_its_waiting_for_host_note(loc
     host_facts_read(host_id=host.pk)
 
     assert Host.objects.get(pk=host.pk).unreachable_since is None
+
+
+STAGING = "6f1d3a52-0000-4000-8000-000000000001"  # another installation sharing the host
+
+
+def test_a_facts_read_finds_another_installation_s_trial_waits_for_it_and_runs_nothing_beside_it(
+    client, member, local_target
+):
+    """The facts script runs pgbench --version: never beside another installation's trial (workers/host_lock.py)."""
+    host = HostFactory(name="local", address="", work_dir=local_target.work_dir, facts={"cpu_threads": 999})
+    with connect(host.whole_spec().for_installation(STAGING)) as staging, host_lock(staging):
+        started = time.monotonic()
+        assert host_facts_read(host_id=host.pk, wait_s=2).facts_state == FactsState.BUSY
+        assert time.monotonic() - started >= 2  # it waited for the lock before it gave up
+    host.refresh_from_db()
+    assert host.facts == {"cpu_threads": 999} and host.busy_with == STAGING  # nothing read, the holder noted
+    page = client.get(reverse("inventory:host_detail", args=[host.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    assert f"別の benchdash インストール（{STAGING}）" in page and "facts-busy" in page
+
+    read = host_facts_read(host_id=host.pk)  # the other installation's trial ended
+    assert (read.facts_state, read.facts["cpu_threads"], read.busy_with) == (FactsState.READ, os.cpu_count(), "")
+
+
+def test_a_facts_read_goes_on_once_another_installation_s_trial_lets_go_of_the_host(local_target):
+    host = HostFactory(name="local", address="", work_dir=local_target.work_dir)
+    with connect(host.whole_spec().for_installation(STAGING)) as staging:
+        lock = HeldLock(staging)
+        lock.take()
+        threading.Timer(1, lock.release).start()
+        read = host_facts_read(host_id=host.pk, wait_s=30)
+    assert read.facts_state == FactsState.READ and read.facts["cpu_threads"] == os.cpu_count()
+
+
+def test_register_local_says_the_host_is_busy_and_reads_nothing(local_target, monkeypatch):
+    from benchdash.inventory.management.commands import register_local
+
+    monkeypatch.setattr(register_local, "COMMAND_LOCK_WAIT_S", 0)
+    host = HostFactory(name="local", address="", work_dir=local_target.work_dir)
+    with connect(host.whole_spec().for_installation(STAGING)) as staging, host_lock(staging):
+        output = command("register_local")
+    busy = f"host local is busy with another benchdash installation ({STAGING})"
+    assert f"local: facts not read, nothing run there: {busy}; run this again once it is free" in output
+    assert Host.objects.get(name="local").facts_state == FactsState.BUSY

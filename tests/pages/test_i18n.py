@@ -84,3 +84,11 @@ def test_the_committed_japanese_mo_is_compiled_from_the_po(tmp_path):
     compiled = tmp_path / "django.mo"
     subprocess.run(["msgfmt", "--check-format", "-o", str(compiled), str(JA_PO)], check=True)
     assert JA_PO.with_suffix(".mo").read_bytes() == compiled.read_bytes()
+
+
+def test_a_message_has_a_context_only_where_it_translates_otherwise_than_without_one():
+    """One word, one translation: a context that changes nothing is a duplicate to keep in step by hand."""
+    entries = re.findall(r'(?:msgctxt "([^"]*)"\n)?msgid "([^"]+)"\nmsgstr "([^"]*)"', JA_PO.read_text())
+    plain = {msgid: msgstr for context, msgid, msgstr in entries if not context}
+    needless = [(context, msgid) for context, msgid, msgstr in entries if context and plain.get(msgid) == msgstr]
+    assert needless == []

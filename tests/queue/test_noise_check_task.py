@@ -7,8 +7,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from benchdash.inventory.models import Host
+from benchdash.queue.tasks import check_host_noise
 from tests.queue.conftest import NOISE_MICRO_RUNS
 from tests.queue.support import register_host, wait_for
+from workers.host_lock import host_lock
+from workers.transport import connect
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -29,3 +32,19 @@ def test_check_noise_now_runs_the_check_on_the_host_through_a_worker_and_clears_
     assert report["facts"]["cpus"] >= 1
     page = client.get(reverse("inventory:host_detail", args=[host.pk])).content.decode()
     assert "checked " in page and "Check noise now" in page
+
+
+def test_check_noise_now_on_a_host_busy_with_another_installation_runs_nothing_and_says_so(
+    client, member, local_target
+):
+    """The check is a look at the host: under the host-wide lock, never beside another installation's trial."""
+    host = register_host(local_target)
+    staging = "6f1d3a52-0000-4000-8000-000000000001"
+    with connect(host.whole_spec().for_installation(staging)) as transport, host_lock(transport):
+        assert check_host_noise(host.pk) == "unknown"
+    host.refresh_from_db()
+    assert host.noise_check["busy_with"] == staging and host.noise_check["facts"] == {}  # no micro-run, nothing read
+    assert host.busy_with == staging
+    page = client.get(reverse("inventory:host_detail", args=[host.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    assert f"未確認: ホストは別の benchdash インストール（{staging}）の試行中で" in page
+    assert "HostLockBusy" not in page

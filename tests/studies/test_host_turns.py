@@ -11,6 +11,7 @@ from benchdash.studies.models import HostOrder, Load, Study, Trial
 from benchdash.studies.variant_design import parse_axes
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory
 from tests.studies.test_services import good_outcome
+from workers.spec import TrialOutcome
 
 pytestmark = pytest.mark.django_db
 
@@ -40,9 +41,9 @@ def sent(callbacks) -> list[int]:
     return [callback.keywords["trial_id"] for callback in callbacks if "trial_id" in getattr(callback, "keywords", {})]
 
 
-def run_every_trial(study: Study, capture) -> list[list[Trial]]:
-    """Each step's trials, claimed together as their tasks were sent together; each finished, then the study goes on
-    after it as the task does."""
+def run_every_trial(study: Study, capture, outcome_of=lambda trial: good_outcome()) -> list[list[Trial]]:
+    """Each step's trials, claimed together as their tasks were sent together; each finished (with outcome_of's
+    outcome), then the study goes on after it as the task does."""
     with capture() as callbacks:
         services.study_enqueue(study=study)
     due, steps = sent(callbacks), []
@@ -51,7 +52,7 @@ def run_every_trial(study: Study, capture) -> list[list[Trial]]:
         steps.append(trials)
         due = []
         for trial in trials:
-            trial_finish(trial=trial, outcome=good_outcome())
+            trial_finish(trial=trial, outcome=outcome_of(trial))
             with capture() as callbacks:
                 services.study_continue(study_id=study.pk, host_id=trial.host_id)
             due += sent(callbacks)
@@ -114,3 +115,25 @@ def test_one_after_another_on_two_hosts_is_a_good_design_and_run_again_keeps_it(
     design = design_of(study, vary=tuple(parse_axes(["host=linux,windows"])))
     assert design.host_order == HostOrder.IN_TURN
     assert "host_order" not in design_problems_offline(design) and "vary" not in design_problems_offline(design)
+
+
+def test_an_at_once_trial_that_is_retried_runs_again_at_the_same_moment_as_its_partner(
+    django_capture_on_commit_callbacks,
+):
+    """Its first attempt failed beside its partner's good run: the pair is retried together, never the one alone."""
+    study = two_host_study("load=alone,at_once")
+    failed: list[int] = []
+
+    def outcome_of(trial: Trial) -> TrialOutcome:
+        if trial.variant.load == Load.AT_ONCE and not failed:
+            failed.append(trial.pk)
+            return TrialOutcome(ok=False, error="the connection dropped")  # retried: attempts are left
+        return good_outcome()
+
+    steps = run_every_trial(study, django_capture_on_commit_callbacks, outcome_of)
+    at_once = [sorted(trial.pk for trial in step) for step in steps if step[0].variant.load == Load.AT_ONCE]
+    assert len(at_once) == 5 and at_once[0] == at_once[1]  # the failed slot, then the same pair again
+    assert all(len(pair) == 2 for pair in at_once)
+    study.refresh_from_db()
+    assert study.status == Study.Status.DONE and study.trials.filter(status=Trial.Status.SUCCEEDED).count() == 16
+    assert sorted(study.trials.filter(attempts=2).values_list("pk", flat=True)) == at_once[0]

@@ -13,6 +13,7 @@
 import json
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.db.models import QuerySet
 
 from benchdash.studies.models import HostOrder, Load, Study, Trial, Variant
@@ -75,9 +76,26 @@ def _next_slot(study: Study, pending: QuerySet[Trial], variants: list[Variant]) 
         if variant.load == Load.AT_ONCE and variant.pk != own.pk and _partner_key(variant) == _partner_key(own)
     ]
     same_trial = {"scenario_id": first.scenario_id, "clients": first.clients, "repetition": first.repetition}
+    if first.attempts:
+        _again_with(study, partners, same_trial)
     others = pending.filter(variant_id__in=partners, **same_trial).order_by("position")
     firsts_of_partners = {trial.variant_id: trial for trial in reversed(list(others))}
     return [first, *sorted(firsts_of_partners.values(), key=lambda trial: trial.position or 0)]
+
+
+def _again_with(study: Study, partners: list[int], same_trial: dict[str, int | None]) -> None:
+    """An at-once trial tried before (retried, or put back after its worker was lost) ran beside its partners' same
+    trials: those that succeeded go back to pending and run again with it, the pair retried together, so that its
+    figure is never measured alone. A partner with no attempt left keeps its figure (the retried one then runs
+    without it). Their points follow when they finish again (outcome.trial_finish)."""
+    done = Trial.objects.filter(
+        study=study,
+        variant_id__in=partners,
+        status=Trial.Status.SUCCEEDED,
+        attempts__lt=settings.TRIAL_MAX_ATTEMPTS,
+        **same_trial,
+    )
+    done.update(status=Trial.Status.PENDING, finished_at=None)
 
 
 def _partner_key(variant: Variant) -> str:

@@ -6,7 +6,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from benchdash.inventory.host_facts import facts_outcome_line, host_facts_read
+from benchdash.inventory.host_facts import COMMAND_LOCK_WAIT_S, facts_outcome_line, host_facts_read
 from benchdash.inventory.models import Host
 from workers.transport import TransportError, fetch_host_key, key_fingerprint
 
@@ -40,7 +40,7 @@ class Command(BaseCommand):
         self.stdout.write(f"{host.name} ({host.address}:{host.port}) offers {key_type} {key_fingerprint(offered)}")
         if host.host_key and same_key(host.host_key, offered):
             self.stdout.write("This key is already pinned.")
-            self.stdout.write(facts_outcome_line(host_facts_read(host_id=host.pk)))
+            self.stdout.write(facts_outcome_line(host_facts_read(host_id=host.pk, wait_s=COMMAND_LOCK_WAIT_S)))
             return
         if host.host_key:
             self.stderr.write(f"WARNING: HOST KEY CHANGED. Pinned: {key_fingerprint(host.host_key)}")
@@ -52,7 +52,7 @@ class Command(BaseCommand):
         host.host_key = offered
         host.save(update_fields=["host_key"])
         self.stdout.write(self.style.SUCCESS(f"Pinned {key_type} {key_fingerprint(offered)} on {host.name}."))
-        self.stdout.write(facts_outcome_line(host_facts_read(host_id=host.pk)))
+        self.stdout.write(facts_outcome_line(host_facts_read(host_id=host.pk, wait_s=COMMAND_LOCK_WAIT_S)))
 
     def find_host(self, name: str) -> Host:
         try:

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchdash.inventory.host_facts import facts_outcome_line, host_facts_read
+from benchdash.inventory.host_facts import COMMAND_LOCK_WAIT_S, facts_outcome_line, host_facts_read
 from benchdash.inventory.models import LOCAL_HOST_NAME, Build, Host
 from workers.builds import server_version
 from workers.local_transport import LocalTransport, local_run_user
@@ -61,7 +61,7 @@ class Command(BaseCommand):
         for bin_dir in installed_bin_dirs():
             self._register_build(bin_dir)
         self.stdout.write(f"local host: work_dir {host.work_dir}")
-        self.stdout.write(facts_outcome_line(host_facts_read(host_id=host.pk)))
+        self.stdout.write(facts_outcome_line(host_facts_read(host_id=host.pk, wait_s=COMMAND_LOCK_WAIT_S)))
 
     def _register_host(self) -> Host:
         work_dir = local_work_dir()
