@@ -23,8 +23,10 @@ from benchdash.reports.figure_marks import (
     draw_icicle,
     draw_scatter,
     fitted,
+    paint,
     trace_color,
 )
+from benchdash.reports.figure_notes import draw_notes, draw_shapes
 from benchdash.reports.figure_scales import Trace, XScale, YScale, plain_text, x_scale, y_scale
 
 GRID = colors.HexColor("#dddddd")
@@ -69,6 +71,8 @@ def _draw_cartesian(drawing: Drawing, traces: list[Trace], layout: dict[str, Any
     ticks and marks; 4. the x ticks and title under the lowest panel."""
     x_axis = layout.get("xaxis") or {}
     x = x_scale(traces, x_axis)
+    draw_shapes(drawing, layout, area, x)
+    draw_notes(drawing, layout, area, x, font)
     panels = _panels(traces, layout)
     for base, axes in panels.items():
         low, high = (layout.get(base) or {}).get("domain") or (0.0, 1.0)
@@ -175,5 +179,5 @@ def _draw_legend(drawing: Drawing, entries: list[tuple[str, str]], width: float,
     for number, (name, color) in enumerate(entries):
         left = 60 + (number % LEGEND_COLUMNS) * column
         top = height - (number // LEGEND_COLUMNS) * LEGEND_ROW
-        drawing.add(Rect(left, top - 8, 10, 6, fillColor=colors.HexColor(color), strokeColor=None))
+        drawing.add(Rect(left, top - 8, 10, 6, fillColor=paint(color), strokeColor=None))
         drawing.add(String(left + 14, top - 8, fitted(name, column - 18, font, 8), fontName=font, fontSize=8))

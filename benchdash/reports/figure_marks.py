@@ -30,10 +30,20 @@ class Box:
         return self.x + fraction_x * self.width, self.y + fraction_y * self.height
 
 
+def paint(color: str) -> colors.Color:
+    """A plotly colour: '#1d4f91', or 'rgba(250, 176, 5, 0.18)' as it shows on white (the PNG's rasteriser draws
+    every fill opaque)."""
+    if color.startswith("rgb"):
+        red, green, blue, *alpha = (float(part) for part in color[color.index("(") + 1 : color.index(")")].split(","))
+        opacity = alpha[0] if alpha else 1.0
+        return colors.Color(*(1 - opacity + opacity * channel / 255 for channel in (red, green, blue)))
+    return colors.HexColor(color)
+
+
 def trace_color(trace: Trace, number: int) -> str:
     for part in ("line", "marker"):
         color = (trace.get(part) or {}).get("color")
-        if isinstance(color, str):
+        if isinstance(color, str) and color.startswith(("#", "rgb")):
             return color
     return PALETTE[number % len(PALETTE)]
 
@@ -49,7 +59,7 @@ def fitted(text: str, width: float, font: str, size: float) -> str:
 def draw_scatter(drawing: Drawing, trace: Trace, color: str, box: Box, x: XScale, y: YScale) -> None:
     points = _points(trace, box, x, y)
     mode = trace.get("mode", "lines+markers")
-    stroke = colors.HexColor(color)
+    stroke = paint(color)
     line = trace.get("line") or {}
     if "lines" in mode:
         for run in _runs(points):
@@ -84,7 +94,7 @@ def draw_area(
         floor.append(box.at(position, y.position(below)))
     if len(edge) > 1:
         outline = [value for point in edge + floor[::-1] for value in point]
-        drawing.add(Polygon(outline, fillColor=colors.HexColor(color), strokeColor=None, fillOpacity=0.6))
+        drawing.add(Polygon(outline, fillColor=paint(color), strokeColor=None, fillOpacity=0.6))
 
 
 def draw_bars(
@@ -105,7 +115,7 @@ def draw_bars(
             left = box.at(position, 0)[0] - slot / 2 + (0 if stacked else number * width)
             bottom, top = box.at(0, y.position(below))[1], box.at(0, y.position(below + figure))[1]
             fill = bar_colors[index] if isinstance(bar_colors, list) else color
-            drawing.add(Rect(left, bottom, width, top - bottom, fillColor=colors.HexColor(fill), strokeColor=None))
+            drawing.add(Rect(left, bottom, width, top - bottom, fillColor=paint(fill), strokeColor=None))
 
 
 def draw_horizontal_bars(drawing: Drawing, trace: Trace, box: Box, font: str) -> None:
@@ -122,14 +132,12 @@ def draw_horizontal_bars(drawing: Drawing, trace: Trace, box: Box, font: str) ->
         length = value / reach * half
         fill = bar_colors[index] if isinstance(bar_colors, list) else trace_color(trace, 0)
         left = min(zero_x, zero_x + length)
-        drawing.add(
-            Rect(left, top - row * 0.85, abs(length), row * 0.7, fillColor=colors.HexColor(fill), strokeColor=None)
-        )
+        drawing.add(Rect(left, top - row * 0.85, abs(length), row * 0.7, fillColor=paint(fill), strokeColor=None))
         label = fitted(name, box.width * 0.6 - half * (value < 0) - 8, font, 7)
         label_x = zero_x - 4 if value >= 0 else zero_x + length - 4
         drawing.add(String(label_x, top - row * 0.6, label, fontName=font, fontSize=7, textAnchor="end"))
         drawing.add(String(zero_x + (length if value >= 0 else 0) + 3, top - row * 0.6, f"{value:+.2f}", fontSize=6))
-    drawing.add(Line(zero_x, box.y, zero_x, box.y + box.height, strokeColor=colors.HexColor("#888888")))
+    drawing.add(Line(zero_x, box.y, zero_x, box.y + box.height, strokeColor=paint("#888888")))
 
 
 def draw_icicle(drawing: Drawing, trace: Trace, box: Box, font: str) -> None:
@@ -172,7 +180,7 @@ def _icicle_row(
         return
     for number in nodes:
         width = values[number] * scale
-        color = colors.HexColor(PALETTE[number % len(PALETTE)])
+        color = paint(PALETTE[number % len(PALETTE)])
         drawing.add(Rect(left, y, width, row - 1, fillColor=color, strokeColor=colors.white, strokeWidth=0.5))
         if width > 24:
             text = fitted(labels[number], width - 4, font, 7)

@@ -45,9 +45,11 @@ class XScale:
             number = float(self.categories.index(key)) if key in self.categories else None
         else:
             number = float(value) if isinstance(value, int | float) else None
-        if number is None or self.high == self.low:
-            return None
-        return (number - self.low) / (self.high - self.low)
+        return None if number is None else self.fraction(number)
+
+    def fraction(self, number: float) -> float | None:
+        """A position on the axis (a category's index, or a value) as a fraction of the plot's width."""
+        return None if self.high == self.low else (number - self.low) / (self.high - self.low)
 
     def step(self) -> float:
         """The width of one category as a fraction of the plot (bars' slot)."""

@@ -12,8 +12,6 @@ from django.urls import resolve, reverse
 from PIL import Image
 
 from benchdash.reports.embed_registry import CHARTS
-from tests.pages.test_evidence_pages import evidence_study  # noqa: F401 (a fixture)
-from tests.pages.test_variant_study_pages import cpu_study  # noqa: F401 (a fixture)
 from tests.site_pages import site_with_everything
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +40,7 @@ def test_every_registered_chart_is_offered_on_its_page_drawn_and_refused_to_a_st
     client,
     settings,
     cpu_study,
-    evidence_study,  # noqa: F811
+    evidence_study,
 ):
     pages, member = site_with_everything()
     pages |= {
@@ -71,7 +69,7 @@ def test_every_registered_chart_is_offered_on_its_page_drawn_and_refused_to_a_st
         assert client.get(frame).status_code == 302, frame
 
 
-def test_a_perf_chart_is_drawn_at_the_level_asked_for_and_says_so(client, evidence_study):  # noqa: F811
+def test_a_perf_chart_is_drawn_at_the_level_asked_for_and_says_so(client, evidence_study):
     urls = offered_images(client, reverse("studies:detail", args=[evidence_study.pk]))
     [differential] = [url for url in urls if "/evidence/perf-diff-" in url]
 
@@ -83,7 +81,7 @@ def test_a_perf_chart_is_drawn_at_the_level_asked_for_and_says_so(client, eviden
     assert any("index_fetch_heap" in text for text in texts)  # the grown function, named on its bar
 
 
-def test_a_zoom_is_drawn_stamped_and_refused_when_malformed(client, evidence_study):  # noqa: F811
+def test_a_zoom_is_drawn_stamped_and_refused_when_malformed(client, evidence_study):
     url = reverse("embeds:study_svg", args=[evidence_study.pk, "pgecons-reference"])
 
     zoomed = svg_texts(client.get(url, {"lang": "en", "zoom": "0,2,0,2000"}).content)
@@ -95,7 +93,7 @@ def test_a_zoom_is_drawn_stamped_and_refused_when_malformed(client, evidence_stu
     assert bad.status_code == 400 and b"x0 < x1" in bad.content
 
 
-def test_a_comparison_embed_names_its_sides_and_refuses_a_bad_ref_with_its_reason(client, evidence_study):  # noqa: F811
+def test_a_comparison_embed_names_its_sides_and_refuses_a_bad_ref_with_its_reason(client, evidence_study):
     url = reverse("embeds:compare_svg")
     sides = {"a": f"study:{evidence_study.pk}", "b": f"study:{evidence_study.pk}", "lang": "en"}
 
@@ -107,7 +105,7 @@ def test_a_comparison_embed_names_its_sides_and_refuses_a_bad_ref_with_its_reaso
     assert bad.status_code == 400 and b"a: nonsense" in bad.content
 
 
-def test_a_new_chart_answers_304_to_its_etag(client, evidence_study):  # noqa: F811
+def test_a_new_chart_answers_304_to_its_etag(client, evidence_study):
     [cpu] = [u for u in offered_images(client, reverse("studies:detail", args=[evidence_study.pk])) if "-cpu." in u]
 
     first = client.get(cpu)
