@@ -45,6 +45,11 @@ class Embed:
         footer = f"benchdash {self.page} {self.last_change.date().isoformat()}"
         return [f"{name}: {value}" for name, value in self.parameters + self.state] + [footer]
 
+    @property
+    def draws_icicle(self) -> bool:
+        """A perf call tree, which only the larger plotly.js bundle draws in the iframe (deploy/plotly-bundles.txt)."""
+        return any(trace.get("type") == "icicle" for trace in self.figure.get("data") or [])
+
     def zoomed(self, zoom: tuple[float, float, float, float]) -> Embed:
         """The chart at a zoom (x from, x to, y from, y to) as its page keeps it in its address, stamped with it."""
         layout = dict(self.figure.get("layout") or {})

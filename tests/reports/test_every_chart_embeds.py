@@ -112,3 +112,16 @@ def test_a_new_chart_answers_304_to_its_etag(client, evidence_study):
     again = client.get(cpu, HTTP_IF_NONE_MATCH=first["ETag"])
 
     assert first.status_code == 200 and again.status_code == 304
+
+
+def test_the_iframe_of_a_flame_graph_loads_the_plotly_bundle_that_draws_an_icicle(client, evidence_study):
+    urls = offered_images(client, reverse("studies:detail", args=[evidence_study.pk]))
+    [flame] = [url for url in urls if "/evidence/flame-" in url][:1]
+    [cpu] = [url for url in urls if url.split("?")[0].endswith("-cpu.png")]
+
+    def frame(url: str) -> str:
+        path, _mark, query = url.partition("?")
+        return client.get(path.removesuffix(".png") + "/?" + query).content.decode()
+
+    assert "plotly-scatter-bar-icicle.min.js" in frame(flame)
+    assert "plotly-scatter-bar.min.js" in frame(cpu) and "icicle" not in frame(cpu)
