@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -14,7 +13,7 @@ from django.utils.translation import gettext as _
 from benchdash.reports.embeds import Embed, Parameters, studies_last_change, study_parameters, table_interval_methods
 from benchdash.reports.figures import chart_title_lines
 from benchdash.studies.event_places import study_events
-from benchdash.studies.evidence.page import study_evidence
+from benchdash.studies.evidence.page import EvidenceSection, study_evidence
 from benchdash.studies.evidence.trial_page import trial_evidence_view
 from benchdash.studies.models import Scenario, Study, Trial
 from benchdash.studies.results.charts import tps_by_clients_figure
@@ -40,7 +39,7 @@ class StudyResults:
         return next((table for table in self.tables if table.scenario_id == scenario_id), None)
 
 
-def study_results(pk: int) -> StudyResults | None:
+def study_page_results(pk: int) -> StudyResults | None:
     study = Study.objects.select_related("db_host").filter(pk=pk).first()
     if study is None:
         return None
@@ -51,7 +50,7 @@ def study_results(pk: int) -> StudyResults | None:
 
 def study_chart(*, pk: int, scenario: str, state: Mapping[str, str]) -> Embed | None:
     """The study's TPS-vs-clients chart of a scenario (the study page's first chart of each scenario)."""
-    results = study_results(pk)
+    results = study_page_results(pk)
     table = results.table(scenario) if results else None
     if results is None or table is None:
         return None
@@ -63,7 +62,7 @@ def study_chart(*, pk: int, scenario: str, state: Mapping[str, str]) -> Embed | 
 
 def scalability_chart(*, pk: int, figure: str, state: Mapping[str, str]) -> Embed | None:
     """One of the study's scalability charts (a line per CPU count), by its id on the page."""
-    results = study_results(pk)
+    results = study_page_results(pk)
     charts = scalability_charts(results.study, results.points) if results else []
     chart = next((chart for chart in charts if chart.figure_id == figure), None)
     if results is None or chart is None:
@@ -76,7 +75,7 @@ def scalability_chart(*, pk: int, figure: str, state: Mapping[str, str]) -> Embe
 def evidence_chart(*, pk: int, figure: str, state: Mapping[str, str]) -> Embed | None:
     """One of the study's evidence charts by its id on the page; perf's at the client level `?perf_clients=` names, as
     the page's own `perf_clients` does."""
-    results = study_results(pk)
+    results = study_page_results(pk)
     if results is None:
         return None
     clients = state.get("perf_clients")
@@ -122,7 +121,7 @@ def trial_chart(*, pk: int, figure: str, state: Mapping[str, str]) -> Embed | No
     )
 
 
-def _evidence_figure(section: Any, figure: str) -> tuple[str, dict, Parameters] | None:
+def _evidence_figure(section: EvidenceSection, figure: str) -> tuple[str, dict, Parameters] | None:
     titles = {
         "cpu": _("CPU breakdown per build × clients"),
         "cpu_tx": _("CPU time per transaction"),
