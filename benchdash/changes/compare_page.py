@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from benchdash.changes.card import Side, side_evidence
 from benchdash.changes.explanation import Moved, SideEvidence, explain
@@ -42,6 +43,11 @@ class SideBySide:
     @property
     def sides(self) -> list[tuple[CompareSide, str]]:
         return [(self.a, "a"), (self.b, "b")]
+
+    @property
+    def query(self) -> str:
+        """The two sides in an address: `a=...&b=...`."""
+        return urlencode({"a": self.a.ref, "b": self.b.ref})
 
     @property
     def named_rows(self) -> list[tuple[str, SideBySideRow]]:

@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
-from benchdash.changes.charts import Marked, series_figure
-from benchdash.changes.events import series_events
+from benchdash.changes.charts import Marked, minor_series_figure, series_figure
+from benchdash.changes.events import minor_series_events, series_events
 from benchdash.changes.models import ChangePoint, SeriesKind
 from benchdash.inventory.events import EventMark, event_marks
+from benchdash.studies.models import Scenario, Study
+from benchdash.studies.results.queries import study_results
 
 
 @dataclass(frozen=True)
@@ -64,3 +67,21 @@ def _block(number: int, changes: list[ChangePoint], marks: Sequence[EventMark]) 
         figure=change_figure(first, changes[1:], marks),
         changes=changes,
     )
+
+
+def minor_changes(study: Study) -> QuerySet[ChangePoint]:
+    """The changes found in a minor series study (its TPS per minor)."""
+    return ChangePoint.objects.filter(series_kind=SeriesKind.STUDY, before_study=study).select_related(
+        "acknowledgement", "scenario"
+    )
+
+
+def minor_figures(study: Study, changes: Iterable[ChangePoint]) -> list[tuple[Scenario, str, dict]]:
+    """Per scenario of a minor series study: its figure id on the page and its chart, with the changes marked."""
+    figures, results, events = [], study_results(study), minor_series_events(study)
+    for scenario in study.scenarios.order_by("slug"):
+        points = [point for point in results if point.scenario_id == scenario.pk]
+        marks = [marked(change) for change in changes if change.scenario_id == scenario.pk]
+        figure = minor_series_figure(points, study.baseline_id, marks, events)
+        figures.append((scenario, f"minors-{scenario.pk}", figure))
+    return figures

@@ -10,16 +10,14 @@ from django.views.decorators.http import require_POST
 
 from benchdash.access import read_access
 from benchdash.changes.card import change_card, compare_query
-from benchdash.changes.charts import minor_series_figure
-from benchdash.changes.events import change_events, minor_series_events
+from benchdash.changes.events import change_events
 from benchdash.changes.explanation import RULE
 from benchdash.changes.forms import AcknowledgeForm
-from benchdash.changes.models import ChangePoint, SeriesKind
-from benchdash.changes.pages import change_figure, marked, series_blocks
+from benchdash.changes.models import ChangePoint
+from benchdash.changes.pages import change_figure, minor_changes, minor_figures, series_blocks
 from benchdash.changes.roles import ACKNOWLEDGE_PERMISSION
 from benchdash.changes.services import change_acknowledge
 from benchdash.studies.models import Study
-from benchdash.studies.results.queries import study_results
 
 SHOWN = {"new": ChangePoint.objects.new, "all": ChangePoint.objects.all}
 
@@ -67,13 +65,6 @@ def change_acknowledge_view(request: HttpRequest, pk: int) -> HttpResponse:
 def minor_series(request: HttpRequest, study_id: int) -> HttpResponse:
     """A study's TPS per minor per client level with intervals, and its changes marked."""
     study = get_object_or_404(Study, pk=study_id)
-    changes = ChangePoint.objects.filter(series_kind=SeriesKind.STUDY, before_study=study).select_related(
-        "acknowledgement", "scenario"
-    )
-    figures, results, events = [], study_results(study), minor_series_events(study)
-    for scenario in study.scenarios.order_by("slug"):
-        points = [point for point in results if point.scenario_id == scenario.pk]
-        marks = [marked(change) for change in changes if change.scenario_id == scenario.pk]
-        figure = minor_series_figure(points, study.baseline_id, marks, events)
-        figures.append((scenario, f"minors-{scenario.pk}", figure))
-    return render(request, "changes/minors.html", {"study": study, "figures": figures, "changes": changes})
+    changes = minor_changes(study)
+    ctx = {"study": study, "figures": minor_figures(study, changes), "changes": changes}
+    return render(request, "changes/minors.html", ctx)

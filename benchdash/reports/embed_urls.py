@@ -1,15 +1,17 @@
 from django.urls import path
 
 from benchdash.reports import embed_views as views
+from benchdash.reports.embed_registry import CHARTS
 
-# Stable addresses, for a wiki or a slide deck: /embed/studies/12/pgbench-select-only.png, /embed/trends/<slug>.svg,
-# and the iframe pages /embed/studies/12/<slug>/, /embed/trends/<slug>/ (each with ?lang=ja|en).
+# Stable addresses, for a wiki or a slide deck: per chart of the registry, <route>.png, <route>.svg and the iframe
+# page <route>/ (each with ?lang=ja|en, ?zoom=x0,x1,y0,y1, and the chart's own state: /embed/compare.png?a=...&b=...).
 app_name = "embeds"
 urlpatterns = [
-    path("studies/<int:pk>/<slug:scenario>.png", views.study_chart_image, {"extension": "png"}, name="study_png"),
-    path("studies/<int:pk>/<slug:scenario>.svg", views.study_chart_image, {"extension": "svg"}, name="study_svg"),
-    path("studies/<int:pk>/<slug:scenario>/", views.study_chart_frame, name="study_frame"),
-    path("trends/<slug:scenario>.png", views.trend_chart_image, {"extension": "png"}, name="trend_png"),
-    path("trends/<slug:scenario>.svg", views.trend_chart_image, {"extension": "svg"}, name="trend_svg"),
-    path("trends/<slug:scenario>/", views.trend_chart_frame, name="trend_frame"),
+    pattern
+    for chart in CHARTS
+    for pattern in (
+        path(f"{chart.route}.png", views.chart_image, {"chart": chart, "extension": "png"}, name=f"{chart.name}_png"),
+        path(f"{chart.route}.svg", views.chart_image, {"chart": chart, "extension": "svg"}, name=f"{chart.name}_svg"),
+        path(f"{chart.route}/", views.chart_frame, {"chart": chart}, name=f"{chart.name}_frame"),
+    )
 ]

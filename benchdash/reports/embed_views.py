@@ -1,18 +1,19 @@
-"""Embedded charts at stable addresses (docs/PAGES.md, "Embedded charts"): a study's chart of a scenario, the trends'
-index of a scenario, each as PNG, SVG and an iframe page, `?lang=ja|en`.
+"""Embedded charts at stable addresses (docs/PAGES.md, "Embedded charts"): every chart of the registry
+(embed_registry.py) as PNG, SVG and an iframe page, `?lang=ja|en`, `?zoom=x0,x1,y0,y1`, and the chart's own state.
 
 The images answer 401 to a reader who may not read (public reading off, no session, no token): a wiki's server fetches
 them and cannot follow a login page. The iframe page is a page: it sends such a reader to log in. Only these views
 may be framed by another site (xframe_options_exempt); every other page keeps X-Frame-Options: DENY.
 """
 
-from collections.abc import Callable
+import math
+from dataclasses import replace
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseBase
-from django.shortcuts import get_object_or_404, render
-from django.urls import reverse
+from django.shortcuts import render
 from django.utils import translation
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import http_date
@@ -20,59 +21,85 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET, require_safe
 
 from benchdash.access import read_access
-from benchdash.api.tokens import reader_allowed, unauthorized
-from benchdash.reports.embeds import Embed, study_embed, trend_embed
-from benchdash.studies.models import Study
+from benchdash.api.tokens import unauthorized
+from benchdash.reports.embed_registry import EmbeddableChart
+from benchdash.reports.embeds import Embed, EmbedRefused
 
 LANGUAGES = ("ja", "en")
 IMAGE_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
+OWN_PARAMETERS = ("lang", "zoom")
 
 
 @require_safe  # HEAD too: a wiki may ask whether the image changed
 @login_not_required
-def study_chart_image(request: HttpRequest, pk: int, scenario: str, extension: str) -> HttpResponseBase:
-    if not reader_allowed(request):
+def chart_image(request: HttpRequest, chart: EmbeddableChart, extension: str, **route: Any) -> HttpResponseBase:
+    if not chart.allowed(request):
         return unauthorized()
-    return _image(request, extension, _study_embed_of(pk, scenario))
-
-
-@require_safe
-@login_not_required
-def trend_chart_image(request: HttpRequest, scenario: str, extension: str) -> HttpResponseBase:
-    if not reader_allowed(request):
-        return unauthorized()
-    return _image(request, extension, _trend_embed_of(scenario))
+    asked = _asked(request, chart, route)
+    if isinstance(asked, HttpResponse):
+        return asked
+    embed, language = asked
+    etag, modified = f'"{embed.etag(f"{extension}-{language}")}"', embed.last_change.timestamp()
+    unchanged = get_conditional_response(request, etag=etag, last_modified=int(modified))
+    if unchanged is not None:
+        return unchanged
+    response = HttpResponse(_rendered(embed, extension), content_type=IMAGE_TYPES[extension])
+    response["ETag"], response["Last-Modified"] = etag, http_date(modified)
+    # Asked again each time, answered 304 while nothing drawn changed: a wiki refetches cheaply and never stale.
+    patch_cache_control(response, no_cache=True, private=not settings.PUBLIC_READ)
+    return response
 
 
 @require_GET
 @xframe_options_exempt
 @read_access
-def study_chart_frame(request: HttpRequest, pk: int, scenario: str) -> HttpResponse:
-    return _frame(request, _study_embed_of(pk, scenario))
+def chart_frame(request: HttpRequest, chart: EmbeddableChart, **route: Any) -> HttpResponse:
+    if not chart.allowed(request):
+        return HttpResponse(status=403)
+    asked = _asked(request, chart, route)
+    if isinstance(asked, HttpResponse):
+        return asked
+    embed, language = asked
+    with translation.override(language):
+        return render(request, "reports/embed.html", {"embed": embed, "language": language})
 
 
-@require_GET
-@xframe_options_exempt
-@read_access
-def trend_chart_frame(request: HttpRequest, scenario: str) -> HttpResponse:
-    return _frame(request, _trend_embed_of(scenario))
+def _asked(request: HttpRequest, chart: EmbeddableChart, route: dict[str, Any]) -> tuple[Embed, str] | HttpResponse:
+    """The chart in the language asked for (its texts and stamp made in it), or why it cannot be drawn: a 400."""
+    language = _language(request)
+    if language is None:
+        return HttpResponseBadRequest("lang: ja or en")
+    with translation.override(language):
+        try:
+            return _embed(request, chart, route), language
+        except EmbedRefused as refused:
+            return HttpResponseBadRequest(str(refused))
 
 
-def _study_embed_of(pk: int, scenario: str) -> Callable[[HttpRequest], Embed]:
-    def embed_of(request: HttpRequest) -> Embed:
-        study = get_object_or_404(Study.objects.select_related("db_host"), pk=pk)
-        page = request.build_absolute_uri(reverse("studies:detail", args=[pk]))
-        return _found(study_embed(study, scenario, page_url=page))
+def _embed(request: HttpRequest, chart: EmbeddableChart, route: dict[str, Any]) -> Embed:
+    """The chart, at the zoom asked for, its page's address made absolute for the stamp."""
+    state = {name: value for name, value in request.GET.items() if name not in OWN_PARAMETERS}
+    embed = chart.build(**route, state=state)
+    if embed is None:
+        raise Http404("no such chart: nothing of it is drawn here")
+    zoom = request.GET.get("zoom")
+    embed = embed.zoomed(_zoom(zoom)) if zoom else embed
+    return replace(embed, page=request.build_absolute_uri(embed.page))
 
-    return embed_of
 
-
-def _trend_embed_of(scenario: str) -> Callable[[HttpRequest], Embed]:
-    def embed_of(request: HttpRequest) -> Embed:
-        page = request.build_absolute_uri(reverse("trends:index")) + f"#trend-{scenario}"
-        return _found(trend_embed(scenario, page_url=page))
-
-    return embed_of
+def _zoom(text: str) -> tuple[float, float, float, float]:
+    try:
+        numbers = [float(part) for part in text.split(",")]
+    except ValueError:
+        numbers = []
+    if (
+        len(numbers) != 4
+        or not all(map(math.isfinite, numbers))
+        or numbers[0] >= numbers[1]
+        or numbers[2] >= numbers[3]
+    ):
+        raise EmbedRefused("zoom: four numbers x0,x1,y0,y1 with x0 < x1 and y0 < y1")
+    return numbers[0], numbers[1], numbers[2], numbers[3]
 
 
 def _language(request: HttpRequest) -> str | None:
@@ -81,40 +108,8 @@ def _language(request: HttpRequest) -> str | None:
     return language if language in LANGUAGES else None
 
 
-def _found(embed: Embed | None) -> Embed:
-    if embed is None:
-        raise Http404("no such chart: the scenario has no figures here")
-    return embed
-
-
-def _image(request: HttpRequest, extension: str, embed_of: Callable[[HttpRequest], Embed]) -> HttpResponseBase:
-    language = _language(request)
-    if language is None:
-        return HttpResponseBadRequest("lang: ja or en")
-    with translation.override(language):
-        embed = embed_of(request)
-        etag, modified = f'"{embed.etag(f"{extension}-{language}")}"', embed.last_change.timestamp()
-        unchanged = get_conditional_response(request, etag=etag, last_modified=int(modified))
-        if unchanged is not None:
-            return unchanged
-        response = HttpResponse(_rendered(embed, extension), content_type=IMAGE_TYPES[extension])
-    response["ETag"], response["Last-Modified"] = etag, http_date(modified)
-    # Asked again each time, answered 304 while nothing drawn changed: a wiki refetches cheaply and never stale.
-    patch_cache_control(response, no_cache=True, private=not settings.PUBLIC_READ)
-    return response
-
-
 def _rendered(embed: Embed, extension: str) -> bytes:
     # Imported on use: ReportLab's renderers cost every process that loads the URLs a fifth of a second at its start.
     from benchdash.reports.embed_render import embed_png, embed_svg
 
     return embed_png(embed) if extension == "png" else embed_svg(embed)
-
-
-def _frame(request: HttpRequest, embed_of: Callable[[HttpRequest], Embed]) -> HttpResponse:
-    language = _language(request)
-    if language is None:
-        return HttpResponseBadRequest("lang: ja or en")
-    with translation.override(language):
-        ctx = {"embed": embed_of(request), "language": language}
-        return render(request, "reports/embed.html", ctx)

@@ -1,127 +1,94 @@
-"""What an embedded chart shows (docs/PAGES.md, "Embedded charts"): a study's TPS-vs-clients chart of one scenario,
-or the trends' version index of one scenario, with the stamp that says what made it: the statistic, the threshold,
-the interval method, the host, the source, and "benchdash <page> <date of the last change>".
+"""What an embedded chart is (docs/PAGES.md, "Embedded charts"): any chart of the pages, the very figure its page
+draws, with its title and the stamp that says what made it: the statistic, the threshold, the interval method, the
+host, the source, the chart's own state (scenario, client level, zoom) and "benchdash <page> <date of the last change>".
 
-The stamp's date is that of the figures' last change, not of the request: the same figures give the same bytes, so
-an embed's ETag (a digest of everything drawn) holds until something drawn changes.
+Which charts may be embedded, and how each is found, is the registry (embed_registry.py). The stamp's date is that of
+the figures' last change, not of the request: the same figures give the same bytes, so an embed's ETag (a digest of
+everything drawn) holds until something drawn changes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
-from benchdash.inventory.models import version_sort_key
-from benchdash.reports.figures import ReportChart, Series, chart_title_lines, report_chart
-from benchdash.studies.models import Scenario, Statistic, Study
-from benchdash.studies.results.charts import tps_by_clients_figure
-from benchdash.studies.results.report import study_tables
+from benchdash.studies.models import Statistic, Study
 from benchdash.studies.results.tables import ScenarioTable
-from benchdash.trends.charts import index_figure
-from benchdash.trends.index import ScenarioTrend
-from benchdash.trends.queries import trend_of
 
 SOURCE_LENGTH = 140  # a published source is a citation: its start names it
+Parameters = list[tuple[str, str]]  # (name, value), in the order stamped
 
 
-@dataclass(frozen=True)
-class Stamp:
-    parameters: list[tuple[str, str]]  # (name, value): statistic, threshold, interval method, host, source
-    footer: str
-
-    @property
-    def lines(self) -> list[str]:
-        return [f"{name}: {value}" for name, value in self.parameters] + [self.footer]
+class EmbedRefused(ValueError):
+    """The chart's state in the address is wrong (a bad ref, a bad zoom): answered 400 with this message."""
 
 
 @dataclass(frozen=True)
 class Embed:
-    chart: ReportChart  # what the PNG and SVG draw
-    figure: dict  # the same chart in plotly, for the iframe
-    stamp: Stamp
+    title: str
+    subtitle: str
+    figure: dict  # the plotly figure of the chart's page: drawn as PNG and SVG, and by plotly in the iframe
+    parameters: Parameters  # statistic, threshold, interval method, host, source, then the chart's state
+    page: str  # the chart's own page, where its figures are explained (a path, made absolute by the view)
     last_change: datetime
+    state: Parameters = field(default_factory=list)
+
+    @property
+    def lines(self) -> list[str]:
+        """The stamp: a line per parameter, then where it comes from and as of when."""
+        footer = f"benchdash {self.page} {self.last_change.date().isoformat()}"
+        return [f"{name}: {value}" for name, value in self.parameters + self.state] + [footer]
+
+    @property
+    def draws_icicle(self) -> bool:
+        """A perf call tree, which only the larger plotly.js bundle draws in the iframe (deploy/plotly-bundles.txt)."""
+        return any(trace.get("type") == "icicle" for trace in self.figure.get("data") or [])
+
+    def zoomed(self, zoom: tuple[float, float, float, float]) -> Embed:
+        """The chart at a zoom (x from, x to, y from, y to) as its page keeps it in its address, stamped with it."""
+        layout = dict(self.figure.get("layout") or {})
+        layout["xaxis"] = {**(layout.get("xaxis") or {}), "range": list(zoom[:2]), "autorange": False}
+        layout["yaxis"] = {**(layout.get("yaxis") or {}), "range": list(zoom[2:]), "autorange": False}
+        text = _("x %(x0)g – %(x1)g, y %(y0)g – %(y1)g") % dict(zip(("x0", "x1", "y0", "y1"), zoom, strict=True))
+        return replace(self, figure={**self.figure, "layout": layout}, state=[*self.state, (_("zoom"), text)])
 
     def etag(self, variant: str) -> str:
         """A digest of everything drawn, and the variant (the format, the language)."""
-        drawn = json.dumps([asdict(self.chart), self.stamp.lines, self.figure, variant], sort_keys=True, default=str)
+        drawn = json.dumps([self.title, self.subtitle, self.lines, self.figure, variant], sort_keys=True, default=str)
         return hashlib.sha256(drawn.encode()).hexdigest()[:32]
 
 
-def study_embed(study: Study, scenario_slug: str, *, page_url: str) -> Embed | None:
-    """The study's chart of the scenario; None where the study has no figures of it."""
-    table = next((table for table in study_tables(study) if table.scenario_slug == scenario_slug), None)
-    if table is None:
-        return None
-    last_change = studies_last_change([study.pk])
-    parameters = [
+def study_parameters(study: Study, interval_method: str) -> Parameters:
+    """What made a study's chart: its statistic, threshold, interval method, DB host and source."""
+    return [
         (_("statistic"), statistic_text(study.statistic)),
         (_("threshold"), f"{study.threshold_percent}%"),
-        (_("interval method"), _interval_methods(table)),
+        (_("interval method"), interval_method),
         (_("DB host"), host_text(study)),
         (_("source"), source_text(study)),
     ]
-    title, subtitle = chart_title_lines(study, table)
-    return Embed(
-        chart=report_chart(study, table),
-        figure=tps_by_clients_figure(
-            table.points, title=f"{title}<br><sub>{subtitle}</sub>", statistic=study.statistic
-        ),
-        stamp=Stamp(parameters, _footer(page_url, last_change)),
-        last_change=last_change,
-    )
 
 
-def trend_embed(scenario_slug: str, *, page_url: str) -> Embed | None:
-    """The version index of the scenario over official studies; None where it has none."""
-    scenario = Scenario.objects.filter(slug=scenario_slug).first()
-    trend = trend_of(scenario) if scenario else None
-    if trend is None or not trend.index:
-        return None
-    study_ids = sorted({point.link.study.study_id for point in trend.index if point.link})
-    studies = list(Study.objects.filter(pk__in=study_ids).select_related("db_host").order_by("year", "title"))
-    last_change = studies_last_change(study_ids)
-    parameters = [
-        (_("statistic"), _distinct(statistic_text(study.statistic) for study in studies)),
-        (_("threshold"), _distinct(f"{study.threshold_percent}%" for study in studies)),
-        (_("interval method"), _("each link's interval on its runs' own spread, multiplied along the chain")),
-        (_("DB host"), _distinct(host_text(study) for study in studies)),
-        (_("source"), _cut(_("official studies: %(studies)s") % {"studies": "; ".join(map(str, studies))})),
+def studies_parameters(studies: list[Study], interval_method: str, source: str) -> Parameters:
+    """The same for a chart over several studies: each parameter's distinct values."""
+    return [
+        (_("statistic"), distinct(statistic_text(study.statistic) for study in studies)),
+        (_("threshold"), distinct(f"{study.threshold_percent}%" for study in studies)),
+        (_("interval method"), interval_method),
+        (_("DB host"), distinct(host_text(study) for study in studies)),
+        (_("source"), cut(source)),
     ]
-    chart = index_report_chart(trend)
-    return Embed(
-        chart=chart,
-        figure=index_figure(trend.index, title=f"{chart.title}<br><sub>{chart.subtitle}</sub>"),
-        stamp=Stamp(parameters, _footer(page_url, last_change)),
-        last_change=last_change,
-    )
 
 
-def index_report_chart(trend: ScenarioTrend) -> ReportChart:
-    """The chained index as a report chart: versions as categories, one line per segment (a break restarts at 100)."""
-    versions = sorted({point.version for point in trend.index}, key=version_sort_key)
-    segments: dict[int, dict[str, float]] = defaultdict(dict)
-    for point in trend.index:
-        segments[point.segment][point.version] = round(point.index, 2)
-    series = [
-        Series(_("segment %(number)d") % {"number": number}, [values.get(version) for version in versions])
-        for number, values in sorted(segments.items())
-    ]
-    return ReportChart(
-        title=f"{_('Version index across studies')} · {trend.scenario_name}",
-        subtitle=_("Trends: official studies only; each link is a ratio measured by one study"),
-        x_title=_("PostgreSQL version"),
-        y_title=_("index (oldest version = 100)"),
-        x_labels=versions,
-        numeric_x=False,
-        series=series,
-    )
+def table_interval_methods(table: ScenarioTable) -> str:
+    labels = (str(cell.method_label) for row in table.rows for cell in row.compared_cells if cell.method_label)
+    return distinct(labels) if table.comparisons else "—"
 
 
 def studies_last_change(study_ids: Iterable[int]) -> datetime:
@@ -150,22 +117,13 @@ def host_text(study: Study) -> str:
 
 def source_text(study: Study) -> str:
     if study.is_published:
-        return _cut(study.source or "—")
+        return cut(study.source or "—")
     return _("benchdash study %(number)s: %(study)s") % {"number": study.pk, "study": study}
 
 
-def _interval_methods(table: ScenarioTable) -> str:
-    labels = (str(cell.method_label) for row in table.rows for cell in row.compared_cells if cell.method_label)
-    return _distinct(labels) if table.comparisons else "—"
-
-
-def _distinct(texts: Iterable[str]) -> str:
+def distinct(texts: Iterable[str]) -> str:
     return "; ".join(dict.fromkeys(text for text in texts if text)) or "—"
 
 
-def _cut(text: str) -> str:
+def cut(text: str) -> str:
     return text if len(text) <= SOURCE_LENGTH else text[: SOURCE_LENGTH - 1] + "…"
-
-
-def _footer(page_url: str, last_change: datetime) -> str:
-    return f"benchdash {page_url} {last_change.date().isoformat()}"

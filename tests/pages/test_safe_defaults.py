@@ -182,6 +182,7 @@ def every_page(ids: dict[str, int]) -> list[str]:
         for name, value in (("<int:pk>", ids["trial"] if "trials/" in route else ids["study"]),):
             route = route.replace(name, str(ids["host"] if route.startswith("hosts/") else value))
         route = route.replace("<int:study_id>", str(ids["study"])).replace("<slug:scenario>", "pgbench-select-only")
+        route = route.replace("<int:study>", str(ids["study"])).replace("<slug:figure>", "timeline")  # the embeds
         found.append("/" + _regex_filled(route))
     return found
 

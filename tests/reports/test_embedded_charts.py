@@ -63,7 +63,9 @@ def test_the_study_svg_is_an_image_stamped_with_what_made_it(client, study):
     [method] = [text for text in texts if text.startswith("interval method: ")]
     assert method != "interval method: —"  # two versions with five runs each: an interval was drawn
     # The date of the last change (the trials finished now), not of the request.
-    assert f"benchdash http://testserver/studies/{study.pk}/ {timezone.now().date().isoformat()}" in texts
+    scenario_id = study.scenarios.get().pk
+    page = f"http://testserver/studies/{study.pk}/#chart-{scenario_id}"
+    assert f"benchdash {page} {timezone.now().date().isoformat()}" in texts
 
 
 def test_the_study_png_is_a_png_of_the_drawn_size(client, study):

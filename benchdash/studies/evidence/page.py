@@ -102,6 +102,11 @@ class PerfBlock:
     differentials: list[PerfDifferential]
 
     @property
+    def query(self) -> str:
+        """The level in an address, as the page and an embedded chart take it."""
+        return f"perf_clients={self.clients}"
+
+    @property
     def unresolved_differ(self) -> bool:
         """The builds differ in how much perf could name: their differential compares unlike things."""
         return unresolved_differ(build.unresolved for build in self.builds)
