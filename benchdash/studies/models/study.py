@@ -34,6 +34,20 @@ class Statistic(models.TextChoices):
     UNSTATED = "unstated", _("unstated")
 
 
+class Arrangement(models.TextChoices):
+    """How a study runs the two sides of its comparison: one trial after another (sequential), or both sides at the
+    same moment on one DB host, each server and its pgbench in its own half of the host's CPUs, the halves swapped
+    each round (duet: studies/lifecycle/duet_plan.py, workers/duet.py). An A/A duet runs one build on both sides:
+    what the host's duet can tell apart when nothing differs."""
+
+    SEQUENTIAL = "sequential", _("sequential: one trial after another")
+    DUET = "duet", _("duet: both sides at once, each in its own half of the CPUs")
+    DUET_AA = "duet_aa", _("A/A duet: one build on both sides at once")
+
+
+DUETS = (Arrangement.DUET, Arrangement.DUET_AA)
+
+
 # What a study measured here may report of its runs (the design's `statistic`); the others are published figures'.
 MEASURED_STATISTICS = (Statistic.MEDIAN, Statistic.MEAN)
 
@@ -156,6 +170,9 @@ class Study(models.Model):
     host_order = models.CharField(
         _("host variants"), max_length=10, choices=HostOrder.choices, default=HostOrder.TOGETHER
     )
+    arrangement = models.CharField(
+        _("arrangement"), max_length=12, choices=Arrangement.choices, default=Arrangement.SEQUENTIAL
+    )
     import_key = models.CharField(max_length=64, unique=True, null=True, blank=True, editable=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -240,6 +257,10 @@ class Study(models.Model):
         return f"{self.threshold * 100:g}"
 
     @property
+    def is_duet(self) -> bool:
+        return self.arrangement in DUETS
+
+    @property
     def has_ended(self) -> bool:
         """Nothing of it runs any more: done, failed or cancelled (a published study is done)."""
         return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
@@ -263,6 +284,7 @@ class Study(models.Model):
                 reset_data=trial.reset_data,
                 prewarm=trial.prewarm,
                 warmup=trial.warmup,
+                duet_half=trial.duet_half,
             )
             for trial in planned
         )
@@ -346,6 +368,10 @@ class Trial(models.Model):
     prewarm = models.BooleanField(_("loads the cache first (pg_prewarm)"), default=False)
     # A warm-up run (round 0, the study's warmup_runs): run like the others, never counted in a point.
     warmup = models.BooleanField(_("warm-up run"), default=False)
+    # In a duet study: the half of the DB host's CPUs this side runs on (0 or 1), drawn by the plan for each round,
+    # and the CPUs that half held when it ran ("0-7"); empty in a sequential study.
+    duet_half = models.PositiveSmallIntegerField(_("duet half"), null=True, blank=True)
+    duet_cpus = models.CharField(_("duet CPUs"), max_length=200, blank=True)
     published = models.BooleanField(_("published figure"), default=False)
     statistic = models.CharField(_("statistic"), max_length=10, choices=Statistic.choices, default=Statistic.MEDIAN)
     tps = models.FloatField(_("TPS"), null=True, blank=True)
