@@ -9,6 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
@@ -46,6 +47,7 @@ class Arrangement(models.TextChoices):
 
 
 DUETS = (Arrangement.DUET, Arrangement.DUET_AA)
+DUET_SIDES = 2
 
 
 # What a study measured here may report of its runs (the design's `statistic`); the others are published figures'.
@@ -259,6 +261,19 @@ class Study(models.Model):
     @property
     def is_duet(self) -> bool:
         return self.arrangement in DUETS
+
+    def arrangement_text(self) -> str:
+        """What design ran, as the page, the report and the CSV say it: "duet: both sides at once, CPUs 0-7 / 8-15,
+        swapped each round" (the halves as its trials found them; "its two halves" before any ran)."""
+        if not self.is_duet:
+            return gettext("sequential: one trial after another")
+        found = self.trials.exclude(duet_cpus="").exclude(duet_half=None).values_list("duet_half", "duet_cpus")
+        halves = dict(found.order_by("duet_half").distinct("duet_half"))
+        both = {"halves": f"{halves.get(0)} / {halves.get(1)}"}
+        cpus = gettext("CPUs %(halves)s") % both if len(halves) == DUET_SIDES else gettext("its two halves of the CPUs")
+        if self.arrangement == Arrangement.DUET_AA:
+            return gettext("A/A duet: one build on both sides at once, %(cpus)s, swapped each round") % {"cpus": cpus}
+        return gettext("duet: both sides at once, %(cpus)s, swapped each round") % {"cpus": cpus}
 
     @property
     def has_ended(self) -> bool:
