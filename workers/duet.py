@@ -10,6 +10,8 @@ run_duet(specs, db) -> (leader's outcome, partner's outcome):
    (it waits for a file), then waits for the other at a barrier; once both wait, the gate file is made and both
    pgbench runs start within a few milliseconds, for the same duration.
 4. While they run, every server process and each pgbench process is checked inside its half (as cpu_set does).
+   Memory: each server is sized for half the host: the design's settings were checked against half its memory
+   (duet_design.half_the_memory), and effective_cache_size is half its MemTotal unless the study sets it.
 5. A side that fails fails the round: the other side's outcome fails with it (nothing half-recorded), so the store
    retries or fails the round as a whole. A cancel (should_cancel) stops both.
 Collectors stay off in a duet (both sides share the host's sar and perf); the servers are never kept between rounds.
@@ -46,6 +48,13 @@ while [ ! -e "$gate" ]; do sleep {GATE_POLL_S}; done
 date +%s.%N > "$stamp"
 exec "$@"
 """
+
+
+def half_memory_kb(transport: Transport) -> int | None:
+    """Half the host's memory (MemTotal), in kB: what each side's server may take for its cache."""
+    meminfo = transport.run(["cat", "/proc/meminfo"], timeout=60).text
+    total = next((line.split()[1] for line in meminfo.splitlines() if line.startswith("MemTotal:")), "")
+    return int(total) // SIDES if total.isdigit() else None
 
 
 def cpu_halves(transport: Transport) -> tuple[list[int], list[int]]:
@@ -154,7 +163,7 @@ def run_duet(
 ) -> tuple[TrialOutcome, TrialOutcome]:
     """Run one duet round (steps 1-5 above); specs: the leader's and the partner's trials of the round, each with
     its duet_half. Never raises for a target's failure: both outcomes say it."""
-    halves = cpu_halves(db)
+    halves, memory_kb = cpu_halves(db), half_memory_kb(db)
     _sweep(db, specs)
     gate = posixpath.join(db.host.work_dir, "trials", f"duet-{specs[0].trial_id}.gate")
     duet = DuetRound(gate, db)
@@ -166,7 +175,7 @@ def run_duet(
     runs = [
         partial(
             run_trial,
-            side_spec(spec, number, halves, fence=specs[0].fence),
+            side_spec(spec, number, halves, fence=specs[0].fence, memory_kb=memory_kb),
             db,
             should_cancel=should_cancel,
             patience=patience,
@@ -185,12 +194,16 @@ def run_duet(
     return fail_together(leader, partner)
 
 
-def side_spec(spec: TrialSpec, side: int, halves: tuple[list[int], list[int]], *, fence: str) -> TrialSpec:
-    """The trial as one side of the round: its half's CPUs, its own cluster, the round's fence, no collectors, no
-    server kept for a next trial."""
+def side_spec(
+    spec: TrialSpec, side: int, halves: tuple[list[int], list[int]], *, fence: str, memory_kb: int | None = None
+) -> TrialSpec:
+    """The trial as one side of the round: its half's CPUs, the planner told of half the host's memory (unless the
+    study sets effective_cache_size), its own cluster, the round's fence, no collectors, no server kept."""
     half = spec.duet_half if spec.duet_half is not None else side
+    cache = {"effective_cache_size": f"{memory_kb}kB"} if memory_kb else {}
     return replace(
         spec,
+        pg_settings=cache | spec.pg_settings,
         duet_side=side,
         duet_half=half,
         cpu_set=tuple(halves[half]),

@@ -20,11 +20,11 @@ from django.utils.translation import gettext_lazy as _
 
 from benchdash.studies.client_reach import client_reach_problems
 from benchdash.studies.contention import contention_note
-from benchdash.studies.duet_design import aa_sides, duet_problems
+from benchdash.studies.duet_design import aa_sides, duet_problems, half_the_memory
 from benchdash.studies.host_comparison import host_order_problems
 from benchdash.studies.models import DUETS, Arrangement, HostOrder, Statistic
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
-from benchdash.studies.validation import SEED_MAX, check_study
+from benchdash.studies.validation import SEED_MAX, check_study, host_facts
 from benchdash.studies.variant_checks import variant_problems
 from benchdash.studies.variant_design import Axis, design_variants
 from workers.spec import RunOrder
@@ -199,6 +199,8 @@ def design_problems_offline(design: StudyDesign, facts: Mapping[str, object] | N
     its host."""
     problems: Problems = defaultdict(list)
     values = design.values() | ({} if facts is None else {"host_facts": facts})
+    if design.is_duet:  # each side's server has half the host's memory
+        values["host_facts"] = half_the_memory(host_facts(values))
     check_study(values, lambda name, error: problems[name].append(ValidationError(error)))
     _cap_problems(design, problems)
     if design.is_duet:

@@ -35,6 +35,12 @@ def aa_sides(variants: list[Variant]) -> list[Variant]:
     return sides
 
 
+def half_the_memory(facts: Mapping[str, object]) -> Mapping[str, object]:
+    """The DB host's facts as each side of a duet sees them: half its memory (the settings checks size one server)."""
+    memory = facts.get("memory_bytes")
+    return {**facts, "memory_bytes": memory // SIDES} if isinstance(memory, int) else facts
+
+
 def duet_problems(design: "StudyDesign", facts: Mapping[str, object] | None = None) -> Iterator[Problem]:
     """What keeps the design from running as a duet, each keyed by the field it is about."""
     if design.arrangement == Arrangement.DUET_AA and (len(design.builds) != 1 or design.vary):

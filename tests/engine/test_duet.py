@@ -6,6 +6,7 @@ import signal
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -63,6 +64,11 @@ def test_both_sides_run_at_once_each_server_and_pgbench_in_its_half(
     assert "CPU set 0: pgbench inside it during the run" in second.notes
     assert any(note.startswith("CPU set 1: ") and "server processes inside it" in note for note in first.notes)
     assert "duet: ran on half 2 of 2 (CPUs 1)" in first.notes
+    # each server's cache sized for half the host's memory
+    meminfo = Path("/proc/meminfo").read_text().splitlines()
+    memory_kb = next(int(line.split()[1]) for line in meminfo if line.startswith("MemTotal:"))
+    for outcome in (first, second):
+        assert abs(_kb(outcome.server_settings["effective_cache_size"]) - memory_kb // 2) <= 8
     # both pgbench runs started within a few ms of each other, and overlapped for most of their 2 s
     assert first.pgbench_started_at and second.pgbench_started_at and first.pgbench_ended_at
     assert abs((first.pgbench_started_at - second.pgbench_started_at).total_seconds()) < 0.05
@@ -120,6 +126,13 @@ def test_one_failed_side_fails_the_other_with_its_kind():
         True,
     )
     assert second is bad and second.error == "boom"
+
+
+def _kb(shown: str) -> int:
+    """SHOW's size ('7875MB', '8064kB') in kB."""
+    units = {"kB": 1, "MB": 2**10, "GB": 2**20, "TB": 2**30}
+    unit = shown[-2:]
+    return int(shown[:-2]) * units[unit]
 
 
 def _kill_a_postmaster_once_pgbench_runs(transport: Transport, build: BuildSpec) -> None:

@@ -37,7 +37,9 @@ def design():
 def messages(design: StudyDesign, facts=FACTS) -> dict[str, list[str]]:
     with translation.override("en"):
         problems = design_problems(design, facts)
-    return {name: [message for error in errors for message in error.messages] for name, errors in problems.items()}
+        return {
+            name: [str(message) for error in errors for message in error.messages] for name, errors in problems.items()
+        }
 
 
 def test_a_duet_of_two_builds_on_a_host_of_four_cpus_has_no_problems(design):
@@ -150,10 +152,17 @@ def test_the_form_and_queue_study_take_the_arrangement(design):
 
 def test_queue_study_refuses_a_bad_duet_with_its_message_and_queues_nothing(design):
     BuildFactory(version="15.6", version_sort=150006)
-    with pytest.raises(CommandError, match="A duet runs exactly two sides at once"):
+    with translation.override("en"), pytest.raises(CommandError, match="A duet runs exactly two sides at once"):
         call_command(
             "queue_study",
             *("--host", "db", "--builds", "PostgreSQL 15.4,PostgreSQL 15.5,PostgreSQL 15.6", "--scenarios", "ref"),
             *("--clients", "1", "--repetitions", "2", "--arrangement", "duet", "--duration", "1"),
         )
     assert not Study.objects.exists()
+
+
+def test_each_side_s_settings_must_fit_half_the_host_s_memory(design):
+    facts = FACTS | {"memory_bytes": 2 * GIB}
+    sized_for_the_host = design.replace(pg_settings={"shared_buffers": "1200MB"})
+    assert "pg_settings" not in messages(sized_for_the_host.replace(arrangement=Arrangement.SEQUENTIAL), facts)
+    assert "the server cannot start" in messages(sized_for_the_host, facts)["pg_settings"][0]
