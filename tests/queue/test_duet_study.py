@@ -4,13 +4,17 @@ results."""
 
 import csv
 import io
+import threading
+import time
 
 import pytest
 from django.urls import reverse
 
-from benchdash.studies.models import Study, Trial
+from benchdash.studies.models import Attempt, Study, Trial
 from benchdash.studies.results.queries import study_results
 from tests.queue.support import form_data, paced_reference_scenario, register_build, register_host, wait_for
+from workers.spec import HostSpec
+from workers.transport import connect
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -68,3 +72,50 @@ def test_an_aa_duet_runs_both_sides_at_once_on_swapped_halves_and_pairs_its_roun
 
 def csv_rows(response) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
+
+
+def test_a_round_whose_side_is_killed_runs_again_whole(
+    client, member, presets, shared_worker, local_target, installed_build
+):
+    host = register_host(local_target)
+    build = register_build(installed_build)
+    killer = threading.Thread(target=_kill_the_first_leader_server, args=(local_target,))
+    killer.start()
+    data = form_data(
+        host=host,
+        builds=[build],
+        baseline=build,
+        scenarios=[paced_reference_scenario()],
+        clients="1",
+        repetitions="2",
+        duration="3",
+        arrangement="duet_aa",
+    )
+    client.post(reverse("studies:new"), data)
+    study = Study.objects.get(title="queue test")
+    wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 420, "the study to finish")
+    killer.join()
+
+    trials = list(study.trials.order_by("position"))
+    assert Study.objects.get(pk=study.pk).status == Study.Status.DONE, [trial.error for trial in trials]
+    assert [trial.attempts for trial in trials] == [2, 2, 1, 1]
+    for trial in trials[:2]:  # the killed round, both sides: retried once, then stored together
+        results = list(Attempt.objects.filter(trial=trial).order_by("number").values_list("result", flat=True))
+        assert results == ["retried", "succeeded"]
+    assert "its leader side failed" in Attempt.objects.get(trial=trials[1], number=1).error
+
+
+def _kill_the_first_leader_server(target: HostSpec) -> None:
+    """SIGKILL the leader's postmaster a second after the first round's gate opened (once)."""
+    with connect(target) as transport:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            started = transport.run(["find", target.work_dir, "-name", "duet-*.started"], check=False).text
+            if started.strip():
+                break
+            time.sleep(0.1)
+        time.sleep(1.0)
+        found = transport.run(["find", target.work_dir, "-path", "*duet0/data/postmaster.pid"], check=False).text
+        for pid_file in found.split():
+            pid = transport.run(["head", "-1", pid_file], check=False).text.strip()
+            transport.run(["kill", "-9", pid], check=False)
