@@ -16,6 +16,7 @@ from benchdash.studies.design import Collectors, Problems, StudyDesign, design_p
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
 from benchdash.studies.lifecycle.plan import PlannedTrial, estimate_seconds, plan_design
 from benchdash.studies.models import (
+    DUETS,
     MEASURED_STATISTICS,
     RUN_ORDER_LABELS,
     Arrangement,
@@ -344,6 +345,8 @@ class StudyForm(forms.Form):
     def estimated_seconds(self, planned: list[PlannedTrial] | None = None) -> float:
         cleaned = self.cleaned_data
         trials = self.planned_trials() if planned is None else planned
+        if cleaned.get("arrangement") in DUETS:  # each round's two sides run at once: the leaders' time
+            trials = trials[::2]
         return estimate_seconds(trials, duration_s=cleaned["duration_s"], scale=cleaned["scale"])
 
     def _at_the_cap(self) -> dict[str, Any]:

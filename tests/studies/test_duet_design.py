@@ -142,6 +142,9 @@ def test_the_form_and_queue_study_take_the_arrangement(design):
     )
     assert form.is_valid(), form.errors
     assert form.design().arrangement == "duet"
+    duet_s = form.estimated_seconds(form.planned_trials())
+    form.cleaned_data["arrangement"] = "sequential"
+    assert form.estimated_seconds(form.planned_trials()) > 1.9 * duet_s  # a duet runs its pairs at once
     call_command(
         "queue_study",
         *("--host", "db", "--builds", "PostgreSQL 15.4,PostgreSQL 15.5", "--scenarios", "ref"),
