@@ -9,6 +9,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from functools import partial
 
+from workers.duet import run_duet
 from workers.error_kinds import failure_kind_of
 from workers.failure_kind import FailureKind
 from workers.host_lock import HostLockBusy, host_lock
@@ -48,17 +49,41 @@ def run_attempt(
                 profiled = replace(spec, profile_only=True, reset_data=False)
                 add_profile(outcome, run_trial(profiled, db, client, should_cancel=should_cancel))
             return outcome
-    except HostLockBusy as error:
+    except Exception as error:
+        return _failed_attempt(spec, error)
+
+
+def run_duet_attempt(
+    specs: tuple[TrialSpec, TrialSpec],
+    *,
+    should_cancel: Callable[[], bool],
+    patience: HostPatience | None = None,
+    on_wait: WaitReport | None = None,
+) -> tuple[TrialOutcome, TrialOutcome]:
+    """A duet round's attempt (workers/duet.py): both sides on one DB host, pgbench there too, under one hold of the
+    host-wide lock. Failures as run_attempt's, the same for both sides."""
+    patience, on_wait = patience or HostPatience(), on_wait or unheard
+    try:
+        with connect_waiting(specs[0].db_host, patience=patience, on_wait=on_wait, should_stop=should_cancel) as db:
+            ensure_private_work_dir(db)
+            with host_lock(db):
+                return run_duet(specs, db, should_cancel=should_cancel, patience=patience, on_wait=on_wait)
+    except Exception as error:
+        failed = _failed_attempt(specs[0], error)
+        return failed, replace(failed, notes=list(failed.notes))
+
+
+def _failed_attempt(spec: TrialSpec, error: Exception) -> TrialOutcome:
+    if isinstance(error, HostLockBusy):
         logger.info("trial %s: %s", spec.trial_id, error)
         return TrialOutcome(ok=False, error=str(error), host_busy_with=error.holder, failure_kind=FailureKind.HOST_BUSY)
-    except HostGaveUp as error:
+    if isinstance(error, HostGaveUp):
         logger.error("trial %s: %s", spec.trial_id, error)
         return TrialOutcome(
             ok=False, error=str(error), host_unreachable=True, failure_kind=FailureKind.HOST_UNREACHABLE
         )
-    except Exception as error:
-        logger.exception("trial %s failed on its target", spec.trial_id)
-        return TrialOutcome(ok=False, error=f"{type(error).__name__}: {error}", failure_kind=failure_kind_of(error))
+    logger.exception("trial %s failed on its target", spec.trial_id)
+    return TrialOutcome(ok=False, error=f"{type(error).__name__}: {error}", failure_kind=failure_kind_of(error))
 
 
 def add_profile(outcome: TrialOutcome, profiled: TrialOutcome) -> None:

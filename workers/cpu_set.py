@@ -53,3 +53,13 @@ def escaped_processes(affinity_lines: str, cpus: list[int]) -> list[str]:
         if cpu_text and not set(parse_cpu_list(cpu_text)) <= allowed:
             escaped.append(f"{pid} ({cpu_text})")
     return escaped
+
+
+# $1 a background command's process group: each pgbench process in it, one "pid<TAB>Cpus_allowed_list" line each.
+PGBENCH_AFFINITY_SCRIPT = r"""
+ps -e -o pid=,pgid=,comm= | while read -r pid group comm; do
+  [ "$group" = "$1" ] && [ "$comm" = pgbench ] || continue
+  allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null) && \
+    [ -n "$allowed" ] && printf '%s\t%s\n' "$pid" "$allowed"
+done
+"""

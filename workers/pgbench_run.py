@@ -59,12 +59,16 @@ class PgbenchRun:
         # Called once, WHILE_RUNNING_AFTER_S into the run, once its clients have connected (the CPU set check).
         self.while_running: Callable[[], object] | None = while_running
         self.started = False  # from its start on, the runner's clean-up stops it, whatever happens
+        # Its background command's name, and what runs once it started, before it is watched (a duet side's gate).
+        self.name = PGBENCH
+        self.after_start: Callable[[], object] = lambda: None
 
     def run(self, argv: list[str], *, env: Mapping[str, str], alongside: Callable[[], object]) -> CommandResult:
         """Start pgbench and `alongside` (the collectors) together, a round trip less; at one sample per second they
         still cover the run from its first second. Returns once pgbench ended."""
         self.started = True
-        concurrently(alongside, partial(self.client.start_background, PGBENCH, argv, env=env))
+        concurrently(alongside, partial(self.client.start_background, self.name, argv, env=env))
+        self.after_start()
         started = last_probe = time.monotonic()
         while True:
             if self.should_cancel():
@@ -95,7 +99,7 @@ class PgbenchRun:
     def wait(self, wait_s: float) -> CommandResult:
         """client.wait_background, riding out a pgbench host that stops answering: pgbench goes on there, and its
         output waits in its run dir until the host answers again (within the host's patience)."""
-        fetch = partial(self.client.wait_background, PGBENCH, timeout=wait_s)
+        fetch = partial(self.client.wait_background, self.name, timeout=wait_s)
         result, lost = answered_again(
             fetch, self.client, self.patience, on_wait=self.on_wait, should_stop=self.should_cancel
         )
@@ -107,10 +111,10 @@ class PgbenchRun:
         return result
 
     def stop_keeping_output(self) -> None:
-        self.client.stop_background(PGBENCH, "INT", grace_s=STOP_GRACE_S)
+        self.client.stop_background(self.name, "INT", grace_s=STOP_GRACE_S)
         self.started = False
         with suppress(TransportError):
-            self.keep_output(self.client.wait_background(PGBENCH, timeout=STOP_GRACE_S))
+            self.keep_output(self.client.wait_background(self.name, timeout=STOP_GRACE_S))
 
     def keep_output(self, result: CommandResult) -> None:
         self.outcome.artifacts["pgbench_stdout"] = result.stdout

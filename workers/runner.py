@@ -34,9 +34,10 @@ import re
 import shlex
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from functools import partial
+from typing import TYPE_CHECKING
 
 from workers.builds import (
     InstalledBuild,
@@ -55,7 +56,7 @@ from workers.collectors import (
     WaitEventCollector,
     missing_tool_notes,
 )
-from workers.cpu_set import CpuSetError, cpu_list_text
+from workers.cpu_set import PGBENCH_AFFINITY_SCRIPT, CpuSetError, cpu_list_text, escaped_processes, taskset_prefix
 from workers.error_kinds import failure_kind_of
 from workers.facts import collect_host_facts
 from workers.failure_kind import FailureKind
@@ -72,6 +73,9 @@ from workers.transport_base import CommandStopped, Fence
 from workers.trial_cluster import cluster_for, data_marker, prepare_cluster, stop_leftover_servers
 from workers.work_dir import ensure_private_work_dir
 
+if TYPE_CHECKING:
+    from workers.duet import DuetSide
+
 logger = logging.getLogger(__name__)
 
 SERVER_LOG_LINES = 200
@@ -86,11 +90,13 @@ def run_trial(
     should_cancel: Callable[[], bool] | None = None,
     patience: HostPatience | None = None,
     on_wait: WaitReport | None = None,
+    duet: "DuetSide | None" = None,
 ) -> TrialOutcome:
     """Run one trial; client None means pgbench runs on the DB host. Never raises for a target's failure.
-    patience and on_wait: how a pgbench host that stopped answering is waited for (workers/host_wait.py)."""
+    patience and on_wait: how a pgbench host that stopped answering is waited for (workers/host_wait.py).
+    duet: the trial is one side of a duet round (workers/duet.py), which says when it sets up and starts pgbench."""
     run = TrialRun(spec, db, client or db, should_cancel or (lambda: False))
-    run.patience, run.on_wait = patience or HostPatience(), on_wait or unheard
+    run.patience, run.on_wait, run.duet = patience or HostPatience(), on_wait or unheard, duet
     started = time.monotonic()
     try:
         run.execute()
@@ -109,6 +115,8 @@ def run_trial(
         run.outcome.ok = False
         run.outcome.error, run.outcome.failure_kind = f"{type(error).__name__}: {error}", failure_kind_of(error)
     finally:
+        if duet is not None:
+            duet.leave()
         run.clean_up()
         run.outcome.timings["total"] = round(time.monotonic() - started, 3)
         run.outcome.finished_at = datetime.now(UTC)
@@ -146,6 +154,7 @@ class TrialRun:
         self.connection_lost = False
         self.patience = HostPatience()
         self.on_wait: WaitReport = unheard
+        self.duet: DuetSide | None = None
 
     @property
     def same_host(self) -> bool:
@@ -170,6 +179,8 @@ class TrialRun:
 
     # -- steps ----------------------------------------------------------------------------------
     def execute(self) -> None:
+        if self.duet is not None:
+            self.duet.take_turn()
         self.step("fence")
         for transport in self.transports():
             ensure_private_work_dir(transport)
@@ -199,11 +210,16 @@ class TrialRun:
             on_wait=self.on_wait,
             while_running=self.check_cpu_set,
         )
+        if self.duet is not None:
+            run.name, run.after_start, argv = self.duet.pgbench_name, self.duet.release, self.duet.gated(argv)
         with self.phase("pgbench"):
             result = run.run(argv, env=self.pgbench_env(), alongside=self.collectors.start)
+        if self.duet is not None:
+            self.outcome.pgbench_started_at, self.outcome.pgbench_ended_at = self.duet.started_at(), datetime.now(UTC)
         with self.phase("parse"):
             self.riding_out(self.client, partial(run.record, result, self.pgbench))
-        self.riding_out(self.db, self.after_the_run)
+        with self.duet.turn() if self.duet is not None else nullcontext():  # its long commands' names are the other's
+            self.riding_out(self.db, self.after_the_run)
 
     def riding_out(self, transport: Transport, step: Callable[[], object]) -> None:
         """A step once pgbench ended: a host that stops answering now (a freeze) costs no finished run, the step is
@@ -236,6 +252,8 @@ class TrialRun:
         return posixpath.join(transport.host.work_dir, "fences", name)
 
     def kill_leftovers(self) -> None:
+        if self.duet is not None:  # the round stopped them before its sides: the partner's pgbench may wait already
+            return
         with self.phase("leftovers"):
             for transport in self.transports():
                 stopped = transport.kill_leftovers()
@@ -315,6 +333,8 @@ class TrialRun:
             connect_each_transaction=spec.connect_each_transaction,
             vacuum=spec.pgbench_vacuum,
         )
+        if self.duet is not None:  # each side's pgbench in its half too
+            argv = [*taskset_prefix(cluster.cpus), *argv]
         self.outcome.command = shlex.join(argv)
         return argv
 
@@ -325,6 +345,19 @@ class TrialRun:
         if inside:
             cpus = cpu_list_text(cluster.cpus)
             self.outcome.notes.append(f"CPU set {cpus}: {len(inside)} server processes inside it during the run")
+        if self.duet is not None:
+            self.check_pgbench_cpu_set(cluster.cpus)
+
+    def check_pgbench_cpu_set(self, cpus: list[int]) -> None:
+        """A duet side's pgbench processes, inside the side's half as its server's are."""
+        assert self.pgbench_run is not None
+        group = self.client.background_group(self.pgbench_run.name)
+        lines = self.client.run(["sh", "-c", PGBENCH_AFFINITY_SCRIPT, "sh", group], timeout=60).text
+        escaped = escaped_processes(lines, cpus)
+        if escaped or not lines.strip():
+            found = ", ".join(escaped) or "no pgbench process found"
+            raise CpuSetError(f"pgbench is not inside CPUs {cpu_list_text(cpus)}: {found}")
+        self.outcome.notes.append(f"CPU set {cpu_list_text(cpus)}: pgbench inside it during the run")
 
     def pgbench_env(self) -> dict[str, str]:
         """pgbench on the DB host uses the private socket (peer); on another host it connects over TCP and
@@ -385,7 +418,8 @@ class TrialRun:
         """Best effort on every part, so that one failing part does not leave the others running. After a
         cancel the server stops at once (immediate): its data is of no use, and the cancel must be quick."""
         for transport in self.transports():
-            transport.should_stop = None  # cleanup runs to its end, a cancel or not
+            if self.duet is None:  # a duet's transport asks its round, which ends after both sides
+                transport.should_stop = None  # cleanup runs to its end, a cancel or not
         if self.connection_lost and not all(self.answers(transport) for transport in self.transports()):
             self.outcome.notes.append(
                 "cleanup: a host does not answer; the next attempt stops what this one left there"

@@ -158,6 +158,12 @@ class TrialSpec:
     # the pgbench host (None: the host's pgbench; on the DB host, the DB build's own where it ships one).
     pgbench_vacuum: bool = False
     pgbench_build: BuildSpec | None = None
+    # A side of a duet round (workers/duet.py): the half of the DB host's CPUs it runs on (0 or 1), its side (0 the
+    # leader, 1 its partner: its own cluster directory and pgbench name), and the CPUs of its half once the round
+    # read them, which the server and pgbench run in (a variant's CPU count takes the first of them).
+    duet_half: int | None = None
+    duet_side: int | None = None
+    cpu_set: tuple[int, ...] = ()
 
 
 @dataclass
@@ -193,6 +199,9 @@ class TrialOutcome:
     timings: dict[str, float] = field(default_factory=dict)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    # A duet side's pgbench run on the DB host's clock: when its gate opened, and when the worker saw it end.
+    pgbench_started_at: datetime | None = None
+    pgbench_ended_at: datetime | None = None
 
 
 Spec = TypeVar("Spec", HostSpec, BuildSpec, ScenarioSpec)

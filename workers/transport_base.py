@@ -319,6 +319,12 @@ class Transport(ABC):
         """Signal the command's whole process group; KILL it if it is still there after grace_s."""
         self._stop(name, sig, grace_s)
 
+    def background_group(self, name: str) -> str:
+        """The process group of a running background command ("" once it ended): its PID file's first word."""
+        _check_name(name)
+        pid_file = posixpath.join(self.run_dir, f"{name}.pid")
+        return self.run(["cat", "--", pid_file], check=False, timeout=60).text.split(" ", 1)[0].strip()
+
     def kill_leftovers(self) -> list[str]:
         """Stop every group an earlier trial left behind; returns the names of the ones that were running."""
         listing = self.run(

@@ -8,7 +8,7 @@ import posixpath
 
 from workers.builds import InstalledBuild, install_build
 from workers.cluster import Cluster
-from workers.cpu_set import chosen_cpus
+from workers.cpu_set import chosen_cpus, cpu_list_text
 from workers.paths import path_safe_name
 from workers.postmaster import pg_ctl_stop
 from workers.pristine import PristineData, pristine_for
@@ -24,12 +24,14 @@ def cluster_dir(spec: TrialSpec) -> str:
     any path; the tail names the variant's initdb options, when it has any.
 
     Each scenario has its own data: an update workload's writes must never change what a read-only
-    workload of the same study measures. Each set of initdb options has its own cluster.
+    workload of the same study measures. Each set of initdb options has its own cluster, and each side of a duet
+    its own (an A/A duet runs one build on both sides at once).
     """
     name = "-".join(
         [path_safe_name(spec.build.name) or "build", path_safe_name(spec.scenario.slug) or "scenario"]
         + [f"s{int(spec.scale)}", f"f{int(spec.fillfactor or 100)}"]
         + ([path_safe_name(spec.initdb_options.tag)] if spec.initdb_options.tag else [])
+        + ([f"duet{spec.duet_side}"] if spec.duet_side is not None else [])
     )
     return posixpath.join(spec.db_host.work_dir, "clusters", name)
 
@@ -54,7 +56,10 @@ def cluster_for(transport: Transport, spec: TrialSpec, installed: InstalledBuild
         listen += [spec.db_host.address] if spec.db_host.address else ["*"]
         # The worker itself has no address of record: then any host on the DB host's own subnets.
         clients = [spec.client_host.address or "samenet"]
-    cpus = chosen_cpus(spec.cpus, transport.run(["cat", ONLINE_CPUS], timeout=60).text) if spec.cpus else []
+    cpus = list(spec.cpu_set)
+    if spec.cpus:
+        online = cpu_list_text(cpus) if cpus else transport.run(["cat", ONLINE_CPUS], timeout=60).text
+        cpus = chosen_cpus(spec.cpus, online)
     return Cluster(
         transport,
         installed,
@@ -97,10 +102,9 @@ def prepare_cluster(
     marker = data_marker(spec, installed.version)
     same_data = cluster.read_marker() == marker
     taken_over = same_data and not spec.reset_data and cluster.take_over(spec.pg_settings)
-    if taken_over:
-        stop_leftover_servers(transport, installed, keep=cluster.data_dir)
-    else:
-        stop_leftover_servers(transport, installed)
+    if spec.duet_side is None:  # a duet round stopped the others before its sides: the partner's server stays up
+        stop_leftover_servers(transport, installed, keep=cluster.data_dir if taken_over else "")
+    if not taken_over:
         have_data = same_data and transport.exists(posixpath.join(cluster.data_dir, "PG_VERSION"))
         _ready_data(cluster, spec, marker, have_data=have_data, reset_method=reset_method)
     if spec.prewarm or (spec.scenario.prewarm != Prewarm.NONE and not taken_over):

@@ -77,6 +77,7 @@ class StudyOut(BaseModel):
     pg_settings: dict[str, Any]
     run_order: str
     host_order: str
+    arrangement: str  # studies.Arrangement: sequential, duet, duet_aa
     threshold: float
     notes: str
     conclusions: str
@@ -101,6 +102,8 @@ class TrialOut(BaseModel):
     threads: int | None
     repetition: int | None
     warmup: bool
+    duet_half: int | None  # a duet's side: the half of the DB host's CPUs it ran on (0, 1), and their list
+    duet_cpus: str
     position: int | None
     status: str
     attempts: int

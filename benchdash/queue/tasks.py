@@ -41,12 +41,13 @@ from benchdash.store_clock import StoreNow, due_in, sleep_until
 from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError
+from benchdash.studies.lifecycle.host_turns import duet_partner
 from benchdash.studies.lifecycle.noise import noise_check_keep, study_needs_noise_check
-from benchdash.studies.lifecycle.outcome import trial_fail_for_storage, trial_finish
-from benchdash.studies.lifecycle.specs import cancelled_trial_spec, host_spec, trial_spec
+from benchdash.studies.lifecycle.outcome import duet_round_finish, trial_fail_for_storage, trial_finish
+from benchdash.studies.lifecycle.specs import cancelled_trial_spec, duet_specs, host_spec, trial_spec
 from benchdash.studies.lifecycle.storage_room import storage_no_room
 from benchdash.studies.models import Trial
-from workers.attempt import run_attempt, stop_server_kept_for
+from workers.attempt import run_attempt, run_duet_attempt, stop_server_kept_for
 from workers.failure_kind import FailureKind
 from workers.host_lock import HostLockBusy, host_lock_on
 from workers.host_wait import HostPatience
@@ -112,24 +113,59 @@ def _retry_once_the_host_may_be_free(task: Any) -> Exception:
 
 
 def run_and_store(trial: Trial) -> Trial | None:
-    """Run the claimed trial's attempt on its hosts under a heartbeat, and store its outcome; None when its DB host
-    was busy with another installation: the attempt did nothing, and the trial was given back to wait for the host."""
+    """Run the claimed trial's attempt on its hosts under a heartbeat (a duet study's leader: its round, both sides),
+    and store its outcome; None when its DB host was busy with another installation: the attempt did nothing, and
+    the trial was given back to wait for the host."""
+    partner = duet_partner(trial) if trial.study.is_duet else None
     spec = trial_spec(trial)
     watch = AttemptWatch(trial.pk, trial.attempts)
     with heartbeat(watch):
         # Before the first trial: the host is this study's now.
         busy_with = look_before_the_study(trial, spec) if study_needs_noise_check(trial) else ""
         if not busy_with:
-            patience = HostPatience(tuple(settings.HOST_WAIT_DELAYS_S), settings.HOST_WAIT_LIMIT_S)
-            outcome = run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
-            busy_with = outcome.host_busy_with
+            outcomes = _attempt_outcomes(trial, partner, spec, watch)
+            busy_with = outcomes[0].host_busy_with
         watch.storing = True
         with_store_retry(partial(Host.note_busy, spec.db_host.name, busy_with), "note the host's lock")
         if busy_with:
             give_back = partial(services.trial_give_back, trial_id=trial.pk, attempt=trial.attempts)
             with_store_retry(give_back, "give the trial back")
             return None
-        return store_outcome(trial, outcome)
+        if partner is not None and len(outcomes) == len(DUET_SIDES):
+            return store_round(trial, partner, (outcomes[0], outcomes[1]))
+        return store_outcome(trial, outcomes[0])
+
+
+DUET_SIDES = ("leader", "partner")
+
+
+def _attempt_outcomes(
+    trial: Trial, partner: Trial | None, spec: TrialSpec, watch: AttemptWatch
+) -> tuple[TrialOutcome, ...]:
+    """The attempt's outcome, or a duet round's two (leader's, partner's)."""
+    patience = HostPatience(tuple(settings.HOST_WAIT_DELAYS_S), settings.HOST_WAIT_LIMIT_S)
+    if trial.study.is_duet and partner is None:
+        error = f"its duet partner (the other side of round {trial.repetition}) is not pending"
+        return (TrialOutcome(ok=False, error=error, deterministic=True, failure_kind=FailureKind.TARGET_FAILED),)
+    if partner is not None:
+        specs = duet_specs(trial, partner)
+        return run_duet_attempt(specs, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait)
+    return (run_attempt(spec, should_cancel=watch.should_stop, patience=patience, on_wait=report_host_wait),)
+
+
+def store_round(leader: Trial, partner: Trial, outcomes: tuple[TrialOutcome, TrialOutcome]) -> Trial:
+    """Store a duet round's two outcomes together (outcome.duet_round_finish); a store that cannot keep them stores
+    the leader's attempt as failed for that reason: the round runs again, its partner still pending."""
+    try:
+        round_finish = partial(duet_round_finish, leader=leader, partner=partner, outcomes=outcomes)
+        return with_store_retry(round_finish, "store the duet round")
+    except STORE_UNREACHABLE:
+        raise
+    except Exception as error:
+        logger.exception("trial %s: the store could not keep duet round attempt %s", leader.pk, leader.attempts)
+        unkept = f"the store could not keep the duet round: {type(error).__name__}: {error}"
+        failed = TrialOutcome(ok=False, error=unkept, failure_kind=FailureKind.STORE_FAILED)
+        return with_store_retry(lambda: trial_finish(trial=leader, outcome=failed), "store the failure")
 
 
 def look_before_the_study(trial: Trial, spec: TrialSpec) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.db.models.functions import Coalesce
 from django.http import StreamingHttpResponse
+from django.utils import translation
 from django.utils.http import content_disposition_header
 
 from benchdash.studies.csv_cells import inert, rounded
@@ -61,6 +62,11 @@ TRIAL_COLUMNS: tuple[tuple[str, Any], ...] = (
     ("variant", InertText(Coalesce("variant__label", "build__name"))),
     # Appended: a warm-up run (round 0, the study's warmup_runs), run and never counted in a point.
     ("warmup", FlagText("warmup")),
+    # Appended: how the study ran its sides (sequential, duet, duet_aa), and a duet side's half of the DB host's CPUs
+    # (0, 1) with the CPUs it held then.
+    ("arrangement", "study__arrangement"),
+    ("duet_half", "duet_half"),
+    ("duet_cpus", InertText("duet_cpus")),
 )
 TRIAL_HEADER = tuple(header for header, _cell in TRIAL_COLUMNS)
 SUMMARY_HEADER = (
@@ -99,6 +105,9 @@ SUMMARY_HEADER = (
     "first_round_effect",
     "study_first_round_effect",
     "study_first_round_p",
+    # Appended: the study's design as the page says it ("duet: both sides at once, CPUs 0-7 / 8-15, swapped each
+    # round"), in English.
+    "design",
 )
 # The comparisons file: a row per cell compared with the cell that differs from it in one axis alone.
 COMPARISON_HEADER = (
@@ -180,6 +189,8 @@ def summary_rows(study: Study, points: Iterable[Point], comparisons: Iterable[Co
     against_baseline = baseline_comparisons(comparisons, baseline_id)
     points = list(points)
     first_round = study_first_round(points)
+    with translation.override("en"):
+        design = study.arrangement_text()
     for point in points:
         comparison = against_baseline.get(point.key)
         compared = comparison.point if comparison else without_ratio(point)
@@ -217,6 +228,7 @@ def summary_rows(study: Study, points: Iterable[Point], comparisons: Iterable[Co
             _blank(point_first_round_effect(point)),
             "" if first_round is None else first_round.effect,
             "" if first_round is None else first_round.p_value,
+            design,
         )
 
 

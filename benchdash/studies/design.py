@@ -20,10 +20,11 @@ from django.utils.translation import gettext_lazy as _
 
 from benchdash.studies.client_reach import client_reach_problems
 from benchdash.studies.contention import contention_note
+from benchdash.studies.duet_design import aa_sides, duet_problems, half_the_memory
 from benchdash.studies.host_comparison import host_order_problems
-from benchdash.studies.models import HostOrder, Statistic
+from benchdash.studies.models import DUETS, Arrangement, HostOrder, Statistic
 from benchdash.studies.results.uncertainty import DEFAULT_THRESHOLD
-from benchdash.studies.validation import SEED_MAX, check_study
+from benchdash.studies.validation import SEED_MAX, check_study, host_facts
 from benchdash.studies.variant_checks import variant_problems
 from benchdash.studies.variant_design import Axis, design_variants
 from workers.spec import RunOrder
@@ -56,6 +57,7 @@ _SAVED_AS_IS = (
     "pgbench_vacuum",
     "pgbench_build",
     "warmup_runs",
+    "arrangement",
 )
 
 
@@ -133,6 +135,12 @@ class StudyDesign:
     pgbench_build: Build | None = None
     # Uncounted runs of each cell before the counted rounds (0 or 1): round 0, marked warm-up (plan.py).
     warmup_runs: int = 0
+    # Sequential, or both sides at once on one DB host (duet, or an A/A duet of one build: duet_design.py).
+    arrangement: str = Arrangement.SEQUENTIAL
+
+    @property
+    def is_duet(self) -> bool:
+        return self.arrangement in DUETS
 
     @classmethod
     def from_study(cls, study: Study, **changes: Any) -> StudyDesign:
@@ -160,7 +168,8 @@ class StudyDesign:
 
     def variants(self) -> list[Variant]:
         """The designed variants, unsaved and made afresh on each call (saving one sets its study)."""
-        return design_variants(self.builds, self.baseline, self.vary, self.baseline_picks)
+        designed = design_variants(self.builds, self.baseline, self.vary, self.baseline_picks)
+        return aa_sides(designed) if self.arrangement == Arrangement.DUET_AA else designed
 
     def contention_note(self) -> str | None:
         """The note a TPC-B-like design with more clients than its scale carries (validation.contention_note)."""
@@ -190,8 +199,13 @@ def design_problems_offline(design: StudyDesign, facts: Mapping[str, object] | N
     its host."""
     problems: Problems = defaultdict(list)
     values = design.values() | ({} if facts is None else {"host_facts": facts})
+    if design.is_duet:  # each side's server has half the host's memory
+        values["host_facts"] = half_the_memory(host_facts(values))
     check_study(values, lambda name, error: problems[name].append(ValidationError(error)))
     _cap_problems(design, problems)
+    if design.is_duet:
+        for name, error in duet_problems(design, facts):
+            problems[name].append(error)
     for name, error in host_order_problems(design.host_order, design.vary):
         problems[name].append(error)
     _variant_problems(design.variants(), values, problems)

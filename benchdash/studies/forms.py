@@ -15,7 +15,16 @@ from benchdash.studies.capacity import size_text
 from benchdash.studies.design import Collectors, Problems, StudyDesign, design_problems, draw_seed
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
 from benchdash.studies.lifecycle.plan import PlannedTrial, estimate_seconds, plan_design
-from benchdash.studies.models import MEASURED_STATISTICS, RUN_ORDER_LABELS, HostOrder, Scenario, Statistic, StudyPreset
+from benchdash.studies.models import (
+    DUETS,
+    MEASURED_STATISTICS,
+    RUN_ORDER_LABELS,
+    Arrangement,
+    HostOrder,
+    Scenario,
+    Statistic,
+    StudyPreset,
+)
 from benchdash.studies.power_preview import preview_power
 from benchdash.studies.preset_fill import preset_fills, preset_values
 from benchdash.studies.results.sequential import Design
@@ -166,6 +175,18 @@ class StudyForm(forms.Form):
             "the study waits for the next to come up, within the host's patience)."
         ),
     )
+    arrangement = forms.TypedChoiceField(
+        label=_("arrangement"),
+        choices=Arrangement.choices,
+        required=False,
+        empty_value=Arrangement.SEQUENTIAL.value,
+        initial=Arrangement.SEQUENTIAL,
+        help_text=_(
+            "Sequential, or a duet: both sides at the same moment on the DB host, each server and its pgbench in its "
+            "own half of the CPUs, the halves swapped each round. An A/A duet runs one build on both sides. Empty: "
+            "sequential."
+        ),
+    )
     duration_s = WholeNumberField(label=_("duration (s)"), min_value=1, initial=60)
     scale = WholeNumberField(label=_("scale"), min_value=1, max_value=SCALE_MAX, initial=1)
     fillfactor = WholeNumberField(
@@ -299,6 +320,7 @@ class StudyForm(forms.Form):
             warmup_runs=warmup_count(data["warmup_runs"]),
             run_order=data["run_order"] or RunOrder.RANDOM,
             host_order=data.get("host_order") or HostOrder.TOGETHER,
+            arrangement=data["arrangement"],
             duration_s=data["duration_s"],
             scale=data["scale"],
             fillfactor=data.get("fillfactor"),
@@ -323,6 +345,8 @@ class StudyForm(forms.Form):
     def estimated_seconds(self, planned: list[PlannedTrial] | None = None) -> float:
         cleaned = self.cleaned_data
         trials = self.planned_trials() if planned is None else planned
+        if cleaned.get("arrangement") in DUETS:  # each round's two sides run at once: the leaders' time
+            trials = trials[::2]
         return estimate_seconds(trials, duration_s=cleaned["duration_s"], scale=cleaned["scale"])
 
     def _at_the_cap(self) -> dict[str, Any]:
@@ -385,6 +409,7 @@ def design_initial(design: StudyDesign) -> dict[str, Any]:
         "warmup_runs": design.warmup_runs,
         "run_order": design.run_order,
         "host_order": design.host_order,
+        "arrangement": design.arrangement,
         "duration_s": design.duration_s,
         "scale": design.scale,
         "fillfactor": design.fillfactor,

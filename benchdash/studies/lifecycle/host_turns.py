@@ -7,7 +7,9 @@
   patience (workers/host_wait.py), and the study page says it waits;
 - a study that varies the load (Load): one slot at a time, nothing else of the study running beside it: a trial of an
   `alone` variant by itself, or a trial of an `at_once` variant with the same trial (scenario, clients, repetition) of
-  each partner variant (the same but for its DB host), all sent at the same moment.
+  each partner variant (the same but for its DB host), all sent at the same moment;
+- a duet study (Study.is_duet): one round at a time, only its leader's trial sent; the leader's task runs its partner
+  with it (duet_partner), both sides at once on the one DB host (workers/duet.py).
 """
 
 import json
@@ -21,9 +23,11 @@ from benchdash.studies.models import HostOrder, Load, Study, Trial, Variant
 
 def next_trials(study_id: int, pending: QuerySet[Trial], host_id: int | None = None) -> list[Trial]:
     """The pending trials to send now (pending: the study's, in an active study)."""
-    study = Study.objects.only("host_order", "db_host_id").filter(pk=study_id).first()
+    study = Study.objects.only("host_order", "db_host_id", "arrangement").filter(pk=study_id).first()
     if study is None:  # deleted meanwhile: nothing of it to send
         return []
+    if study.is_duet:
+        return _next_duet_round(study, pending)
     variants = list(Variant.objects.filter(study_id=study_id).order_by("position", "pk"))
     if any(variant.load for variant in variants):
         return _next_slot(study, pending, variants)
@@ -96,6 +100,26 @@ def _again_with(study: Study, partners: list[int], same_trial: dict[str, int | N
         **same_trial,
     )
     done.update(status=Trial.Status.PENDING, finished_at=None)
+
+
+def _next_duet_round(study: Study, pending: QuerySet[Trial]) -> list[Trial]:
+    """The first pending leader, once no round of the study runs (a round runs as its leader's one trial)."""
+    if _running(study).exists():
+        return []
+    leading = _leading_variant(study)
+    return [] if leading is None else list(pending.filter(variant_id=leading).order_by("position")[:1])
+
+
+def duet_partner(leader: Trial) -> Trial | None:
+    """The other side of the leader's duet round: the same cell and round, of the study's other variant."""
+    same_round = {"scenario_id": leader.scenario_id, "clients": leader.clients, "repetition": leader.repetition}
+    partners = Trial.objects.filter(study_id=leader.study_id, **same_round).exclude(pk=leader.pk)
+    return partners.filter(status=Trial.Status.PENDING).first()
+
+
+def _leading_variant(study: Study) -> int | None:
+    """The variant whose trials lead the rounds: the first saved (plan.py pairs the lower id first)."""
+    return Variant.objects.filter(study=study).order_by("pk").values_list("pk", flat=True).first()
 
 
 def _partner_key(variant: Variant) -> str:

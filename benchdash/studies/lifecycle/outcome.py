@@ -55,6 +55,58 @@ def trial_finish(*, trial: Trial, outcome: TrialOutcome, stop_study: bool = Fals
     return locked
 
 
+class DuetPartnerGone(RuntimeError):
+    """The partner of a duet round is no longer pending: its round's outcome is not stored."""
+
+
+def duet_round_finish(*, leader: Trial, partner: Trial, outcomes: tuple[TrialOutcome, TrialOutcome]) -> Trial:
+    """A duet round's two outcomes stored together or not at all: trial_finish's steps for both sides, the leader as
+    its current attempt, the partner claimed in the same transaction (PENDING -> RUNNING, its attempt numbered as the
+    leader's) and finished at once, so that no side of a round is ever stored alone. The round's failure is both
+    sides' (workers/duet.fail_together): both retry, or both fail. Returns the leader as stored."""
+    first, second = outcomes
+    written = attempt_files_write(trial_id=leader.pk, attempt=leader.attempts, artifacts=first.artifacts)
+    written_partner = attempt_files_write(trial_id=partner.pk, attempt=leader.attempts, artifacts=second.artifacts)
+    with transaction.atomic():
+        locked, replaced = _outcome_commit(leader, first, written, first.host_unreachable)
+        claimed: Trial | None = None
+        replaced_partner: list[str] = []
+        if locked is not None:
+            running = _duet_partner_claim(partner, locked)
+            claimed, replaced_partner = _outcome_commit(running, second, written_partner, False)
+            _duet_cpus_keep({leader.pk: first, partner.pk: second})
+    if locked is None or claimed is None:  # a later attempt, or beat, has the round
+        files_delete(stored.name for stored in [*written.values(), *written_partner.values()])
+        return Trial.objects.get(pk=leader.pk)
+    files_delete([*replaced, *replaced_partner])
+    trial_outputs_refresh(locked, artifacts=first.artifacts)
+    trial_outputs_refresh(claimed, artifacts=second.artifacts)
+    return locked
+
+
+def _duet_partner_claim(partner: Trial, leader: Trial) -> Trial:
+    """The partner as the leader's attempt, running, inside the round's transaction (the leader ended: the host's
+    one running trial is free)."""
+    changed = Trial.objects.filter(pk=partner.pk, status=Trial.Status.PENDING).update(
+        status=Trial.Status.RUNNING, attempts=leader.attempts, worker=leader.worker, started_at=leader.started_at
+    )
+    if not changed:
+        raise DuetPartnerGone(f"trial {partner.pk}, the duet partner of trial {leader.pk}, is no longer pending")
+    started_at = leader.started_at or store_now()
+    Attempt.objects.create(trial_id=partner.pk, number=leader.attempts, worker=leader.worker, started_at=started_at)
+    return Trial.objects.select_related("study").get(pk=partner.pk)
+
+
+def _duet_cpus_keep(outcomes: Mapping[int, TrialOutcome]) -> None:
+    """Each side's CPUs, as its half held them on the host (the round noted both halves)."""
+    for trial_id, outcome in outcomes.items():
+        halves = outcome.host_facts.get("duet_halves")
+        trial = Trial.objects.filter(pk=trial_id)
+        half = trial.values_list("duet_half", flat=True).first()
+        if isinstance(halves, list) and half is not None and half < len(halves):
+            trial.update(duet_cpus=str(halves[half])[:200])
+
+
 def trial_fail_for_storage(*, trial: Trial, reason: str, kind: Engine = Engine.STORAGE_FULL) -> Trial:
     """Storage that cannot keep an outcome: the trial fails at once with the reason, and its study stops, since the
     next runs would be thrown away too. Writes no file."""

@@ -49,6 +49,7 @@ class PlannedTrial:
     prewarm: bool = False
     variant_id: int | None = None
     warmup: bool = False
+    duet_half: int | None = None
 
 
 def plan_design(
@@ -67,6 +68,7 @@ def plan_design(
         seed=design.seed,
         order=design.run_order,
         warmup_runs=design.warmup_runs,
+        duet=design.is_duet,
     )
 
 
@@ -84,6 +86,7 @@ def plan_trials(
     seed: int,
     order: str = RunOrder.RANDOM,
     warmup_runs: int = 0,
+    duet: bool = False,
 ) -> list[PlannedTrial]:
     """Expand a study into its trials, in run order.
 
@@ -101,6 +104,9 @@ def plan_trials(
     6. warmup_runs 1: round 0 comes first, every cell once, its trials marked warm-up (run, never counted);
        shuffled by its own random.Random, so that the counted rounds are those of the same seed without it.
        The data and prewarm rules apply to it as to any round.
+    7. duet (two variants, both at once): each round's two trials of a cell come together, the first variant's
+       first (the round's leader), in the order the round first reaches the cell; then each gets its half of the
+       DB host's CPUs (duet_halves).
     """
     rng = random.Random(seed)
     rules = {rule.scenario_id: rule for rule in scenarios}
@@ -116,14 +122,39 @@ def plan_trials(
         warmup_points = list(points)
         if order != RunOrder.ASCENDING:
             random.Random(f"{seed}:warm-up").shuffle(warmup_points)
-        warmups = _round(warmup_points, rules, 0, 0, seen_once)
+        warmups = _round(_paired(warmup_points, duet), rules, 0, 0, seen_once)
         planned += [dataclasses.replace(trial, warmup=True) for trial in warmups]
     for repetition in range(1, repetitions + 1):
         round_points = list(points)
         if order != RunOrder.ASCENDING:
             rng.shuffle(round_points)
-        planned += _round(round_points, rules, repetition, len(planned), seen_once)
-    return planned
+        planned += _round(_paired(round_points, duet), rules, repetition, len(planned), seen_once)
+    return duet_halves(planned, seed) if duet else planned
+
+
+def _paired(round_points: list[tuple[VariantRef, int, int]], duet: bool) -> list[tuple[VariantRef, int, int]]:
+    """A duet round's points with each cell's two sides together, the earlier variant first, cells in the order the
+    round first reaches them (its shuffled order); any other round's as they are."""
+    if not duet:
+        return round_points
+    cells: dict[tuple[int, int], list[tuple[VariantRef, int, int]]] = {}
+    for point in round_points:
+        cells.setdefault((point[1], point[2]), []).append(point)
+    return [point for pair in cells.values() for point in sorted(pair, key=lambda point: point[0].variant_id)]
+
+
+def duet_halves(planned: Sequence[PlannedTrial], seed: int) -> list[PlannedTrial]:
+    """Each duet pair's halves (randomized multiple interleaved trials): a cell's leader starts on a half drawn by
+    random.Random(f"{seed}:duet") and takes the other half each next round, its partner always the other one, so the
+    sides swap halves every round and neither half favours a side."""
+    rng = random.Random(f"{seed}:duet")
+    starts: dict[tuple[int, int], int] = {}
+    halved: list[PlannedTrial] = []
+    for leader, partner in zip(planned[::2], planned[1::2], strict=True):
+        start = starts.setdefault((leader.scenario_id, leader.clients), rng.randrange(2))
+        half = (start + leader.repetition) % 2
+        halved += [dataclasses.replace(leader, duet_half=half), dataclasses.replace(partner, duet_half=1 - half)]
+    return halved
 
 
 def plan_round(

@@ -5,6 +5,8 @@ The scheduling choices that need the store are made here too: whether a trial ha
 the next one, and whether it reads the host's facts again.
 """
 
+from dataclasses import replace
+
 from django.db import connection
 from django.db.models import F
 
@@ -71,7 +73,16 @@ def trial_spec(trial: Trial) -> TrialSpec:
         connect_each_transaction=variant.connect_each_transaction,
         pgbench_vacuum=study.pgbench_vacuum,
         pgbench_build=build_spec(study.pgbench_build) if study.pgbench_build else None,
+        duet_half=trial.duet_half,
     )
+
+
+def duet_specs(leader: Trial, partner: Trial) -> tuple[TrialSpec, TrialSpec]:
+    """A duet round's two sides: the partner's is run as the leader's attempt (its number, its fence, fresh data on
+    a retry), since it is claimed only when the round's outcome is stored (outcome.duet_round_finish)."""
+    first, second = trial_spec(leader), trial_spec(partner)
+    retried = partner.reset_data or leader.attempts > 1
+    return first, replace(second, attempt=first.attempt, fence=first.fence, reset_data=retried)
 
 
 def _client_host(study: Study, db_host: Host) -> Host:

@@ -3,12 +3,14 @@
 from benchdash.studies.models.failure import FailureKind
 from benchdash.studies.models.outputs import Artifact, StudyPoint, TrialEvidence
 from benchdash.studies.models.scenario import RUN_ORDER_LABELS, HostOrder, Scenario, StudyPreset
-from benchdash.studies.models.study import MEASURED_STATISTICS, Attempt, Statistic, Study, Trial
+from benchdash.studies.models.study import DUETS, MEASURED_STATISTICS, Arrangement, Attempt, Statistic, Study, Trial
 from benchdash.studies.models.variant import Load, Variant
 
 __all__ = [
+    "DUETS",
     "MEASURED_STATISTICS",
     "RUN_ORDER_LABELS",
+    "Arrangement",
     "Artifact",
     "Attempt",
     "FailureKind",

@@ -9,6 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.models import Build, Host
@@ -32,6 +33,21 @@ class Statistic(models.TextChoices):
     PEAK = "peak", _("peak (the highest over client levels)")
     SINGLE = "single", _("single run")
     UNSTATED = "unstated", _("unstated")
+
+
+class Arrangement(models.TextChoices):
+    """How a study runs the two sides of its comparison: one trial after another (sequential), or both sides at the
+    same moment on one DB host, each server and its pgbench in its own half of the host's CPUs, the halves swapped
+    each round (duet: studies/lifecycle/duet_plan.py, workers/duet.py). An A/A duet runs one build on both sides:
+    what the host's duet can tell apart when nothing differs."""
+
+    SEQUENTIAL = "sequential", _("sequential: one trial after another")
+    DUET = "duet", _("duet: both sides at once, each in its own half of the CPUs")
+    DUET_AA = "duet_aa", _("A/A duet: one build on both sides at once")
+
+
+DUETS = (Arrangement.DUET, Arrangement.DUET_AA)
+DUET_SIDES = 2
 
 
 # What a study measured here may report of its runs (the design's `statistic`); the others are published figures'.
@@ -156,6 +172,9 @@ class Study(models.Model):
     host_order = models.CharField(
         _("host variants"), max_length=10, choices=HostOrder.choices, default=HostOrder.TOGETHER
     )
+    arrangement = models.CharField(
+        _("arrangement"), max_length=12, choices=Arrangement.choices, default=Arrangement.SEQUENTIAL
+    )
     import_key = models.CharField(max_length=64, unique=True, null=True, blank=True, editable=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -240,6 +259,23 @@ class Study(models.Model):
         return f"{self.threshold * 100:g}"
 
     @property
+    def is_duet(self) -> bool:
+        return self.arrangement in DUETS
+
+    def arrangement_text(self) -> str:
+        """What design ran, as the page, the report and the CSV say it: "duet: both sides at once, CPUs 0-7 / 8-15,
+        swapped each round" (the halves as its trials found them; "its two halves" before any ran)."""
+        if not self.is_duet:
+            return gettext("sequential: one trial after another")
+        found = self.trials.exclude(duet_cpus="").exclude(duet_half=None).values_list("duet_half", "duet_cpus")
+        halves = dict(found.order_by("duet_half").distinct("duet_half"))
+        both = {"halves": f"{halves.get(0)} / {halves.get(1)}"}
+        cpus = gettext("CPUs %(halves)s") % both if len(halves) == DUET_SIDES else gettext("its two halves of the CPUs")
+        if self.arrangement == Arrangement.DUET_AA:
+            return gettext("A/A duet: one build on both sides at once, %(cpus)s, swapped each round") % {"cpus": cpus}
+        return gettext("duet: both sides at once, %(cpus)s, swapped each round") % {"cpus": cpus}
+
+    @property
     def has_ended(self) -> bool:
         """Nothing of it runs any more: done, failed or cancelled (a published study is done)."""
         return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
@@ -263,6 +299,7 @@ class Study(models.Model):
                 reset_data=trial.reset_data,
                 prewarm=trial.prewarm,
                 warmup=trial.warmup,
+                duet_half=trial.duet_half,
             )
             for trial in planned
         )
@@ -346,6 +383,10 @@ class Trial(models.Model):
     prewarm = models.BooleanField(_("loads the cache first (pg_prewarm)"), default=False)
     # A warm-up run (round 0, the study's warmup_runs): run like the others, never counted in a point.
     warmup = models.BooleanField(_("warm-up run"), default=False)
+    # In a duet study: the half of the DB host's CPUs this side runs on (0 or 1), drawn by the plan for each round,
+    # and the CPUs that half held when it ran ("0-7"); empty in a sequential study.
+    duet_half = models.PositiveSmallIntegerField(_("duet half"), null=True, blank=True)
+    duet_cpus = models.CharField(_("duet CPUs"), max_length=200, blank=True)
     published = models.BooleanField(_("published figure"), default=False)
     statistic = models.CharField(_("statistic"), max_length=10, choices=Statistic.choices, default=Statistic.MEDIAN)
     tps = models.FloatField(_("TPS"), null=True, blank=True)

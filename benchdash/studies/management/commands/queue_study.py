@@ -25,7 +25,7 @@ from benchdash.studies.design import Collectors, DesignRefused, Problems, StudyD
 from benchdash.studies.forms import texts_cleaned
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.progress import StudyProgress, study_progress
-from benchdash.studies.models import MEASURED_STATISTICS, HostOrder, Scenario, Study, StudyPreset
+from benchdash.studies.models import MEASURED_STATISTICS, Arrangement, HostOrder, Scenario, Study, StudyPreset
 from benchdash.studies.pg_settings import settings_text
 from benchdash.studies.preset_fill import preset_fills
 from benchdash.studies.variant_design import axis_name, parse_picks
@@ -144,6 +144,13 @@ class Command(BaseCommand):
             help="with --vary host=a,b: together, or in_turn: all trials of one host, then the next's (default: the "
             "preset's, else together)",
         )
+        parser.add_argument(
+            "--arrangement",
+            default="",
+            choices=["", *Arrangement.values],
+            help="sequential, duet (both sides at once, each in its half of the DB host's CPUs), or duet_aa (one build "
+            "on both sides) (default: sequential)",
+        )
         parser.add_argument("--duration", default="", help="seconds per pgbench run (default: the preset's, else 60)")
         parser.add_argument("--scale", default="", help="default: the preset's, else 1")
         parser.add_argument("--fillfactor", default="")
@@ -230,6 +237,7 @@ class Command(BaseCommand):
             "statistic": options["statistic"],
             "warmup_runs": options["warmup_runs"],
             "host_order": options["host_order"],
+            "arrangement": options["arrangement"],
             "duration_s": options["duration"] or ("" if preset else "60"),
             "scale": options["scale"] or ("" if preset else "1"),
             "fillfactor": options["fillfactor"],
