@@ -107,6 +107,15 @@ class ScenarioSpec:
 
 
 @dataclass(frozen=True)
+class CpuQuotaSpec:
+    """A calibration's trial: the server runs in its cgroup (workers/cpu_quota.py), its CPU use read around the run,
+    under this quota a period of 100 ms in microseconds; None: no limit (an unthrottled run, whose use sets the
+    quotas of the slowed ones)."""
+
+    quota_us: int | None = None
+
+
+@dataclass(frozen=True)
 class TrialSpec:
     """Everything the runner needs for one trial."""
 
@@ -158,6 +167,7 @@ class TrialSpec:
     # the pgbench host (None: the host's pgbench; on the DB host, the DB build's own where it ships one).
     pgbench_vacuum: bool = False
     pgbench_build: BuildSpec | None = None
+    cpu_quota: CpuQuotaSpec | None = None
 
 
 @dataclass
@@ -193,6 +203,9 @@ class TrialOutcome:
     timings: dict[str, float] = field(default_factory=dict)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    # With a CPU quota spec: the CPU seconds the server's cgroup used during pgbench, and the cores that makes.
+    server_cpu_s: float | None = None
+    server_cores: float | None = None
 
 
 Spec = TypeVar("Spec", HostSpec, BuildSpec, ScenarioSpec)
