@@ -350,6 +350,8 @@ class Trial(models.Model):
     statistic = models.CharField(_("statistic"), max_length=10, choices=Statistic.choices, default=Statistic.MEDIAN)
     tps = models.FloatField(_("TPS"), null=True, blank=True)
     tps_including_connections = models.FloatField(_("TPS incl. connections"), null=True, blank=True)
+    # A calibration's trial: the cores its server used during pgbench (its cgroup's CPU time / the run's time).
+    server_cores = models.FloatField(_("server cores used"), null=True, blank=True)
     latency_avg_ms = models.FloatField(_("latency avg (ms)"), null=True, blank=True)
     latency_stddev_ms = models.FloatField(_("latency stddev (ms)"), null=True, blank=True)
     transactions = models.BigIntegerField(_("transactions"), null=True, blank=True)
