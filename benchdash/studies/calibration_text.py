@@ -4,7 +4,17 @@
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from benchdash.studies.calibration_match import CalibrationMatch
 from benchdash.studies.models import Calibration
+
+
+def replace_detections(calibration: Calibration, detections: list[dict]) -> Calibration:
+    """An unsaved copy of the calibration with only these detections, to say some of them."""
+    copy = Calibration(
+        **{field.attname: getattr(calibration, field.attname) for field in Calibration._meta.concrete_fields}
+    )
+    copy.detections = detections
+    return copy
 
 
 def detections_text(calibration: Calibration, *, where: str = "") -> str:
@@ -29,3 +39,18 @@ def _runs_text(detection: dict, first: bool) -> str:
         head = _("%(runs)s a side call %(called)s")
     alarms = _("A/A false alarms %(alarms)s of %(studies)s") % {"alarms": detection["false_alarms"], "studies": studies}
     return f"{head % {'runs': runs, 'called': called}} ({alarms})"
+
+
+def match_text(match: CalibrationMatch | None) -> str:
+    """What the preview says of a design's calibration, or how to get one."""
+    if match is None:
+        return _(
+            "No calibration of this design on this host or its kind: `manage.py calibrate HOST --builds ... "
+            "--scenarios ... --clients ...` (or the host page's button) measures what it detects."
+        )
+    calibration = match.calibration
+    if match.own_host:
+        where = _("on this host")
+    else:
+        where = _("on hosts of its kind (%(host)s)") % {"host": calibration.host.name}
+    return detections_text(calibration, where=where)

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from benchdash.inventory.host_kind import host_kind
 from benchdash.inventory.models import Host
-from benchdash.studies.design import StudyDesign
+from benchdash.studies.design import StudyDesign, design_problems_offline, draw_seed, problems_text
 from benchdash.studies.lifecycle.plan import PlannedTrial
 from benchdash.studies.lifecycle.services import study_variants_save
 from benchdash.studies.models import Calibration, Study, Trial, Variant
@@ -30,6 +30,7 @@ from workers.cpu_quota import CpuQuotaError, ServerCgroup
 from workers.transport import TransportError, connect
 
 DEFAULT_SIZES = (2, 5, 10)
+DEFAULT_ROUNDS = 10
 MIN_ROUNDS, MAX_ROUNDS = 3, 40
 
 
@@ -163,3 +164,24 @@ def calibration_evaluate(*, study_id: int) -> Calibration | None:
     calibration.measured_at = timezone.now()
     calibration.save(update_fields=["detections", "real_effects", "measured_at"])
     return calibration
+
+
+def calibration_of_last_study(*, host: Host, created_by: Any = None) -> Calibration:
+    """The host page's button: a calibration of the host's last study's design, narrowed to its baseline build, first
+    scenario and first client level, with DEFAULT_SIZES and DEFAULT_ROUNDS; CalibrationRefused without one."""
+    last = Study.objects.filter(db_host=host, baseline__isnull=False).order_by("-created_at").first()
+    if last is None or last.baseline is None:
+        raise CalibrationRefused(_("no study has run on this host yet: calibrate with manage.py calibrate"))
+    design = StudyDesign.from_study(
+        last,
+        title=_("calibration of %(title)s") % {"title": last.title},
+        builds=(last.baseline,),
+        scenarios=tuple(last.scenarios.order_by("pk")[:1]),
+        client_levels=tuple(last.client_levels[:1]),
+        seed=draw_seed(),
+        preset=None,
+    )
+    problems = design_problems_offline(design)
+    if problems:
+        raise CalibrationRefused(problems_text(problems))
+    return calibration_create(design=design, rounds=DEFAULT_ROUNDS, sizes=DEFAULT_SIZES, created_by=created_by)
