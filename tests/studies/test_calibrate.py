@@ -5,6 +5,7 @@ unthrottled runs used, and its rounds evaluated into detections and real effects
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import translation
 
 from benchdash.studies.design import StudyDesign
 from benchdash.studies.lifecycle import services
@@ -18,6 +19,13 @@ from workers.attempt import run_attempt
 from workers.cpu_quota import quota_us
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """The wording as an English reader gets it (the site's default language is Japanese)."""
+    with translation.override("en"):
+        yield
 
 
 @pytest.fixture

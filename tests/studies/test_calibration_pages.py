@@ -2,8 +2,9 @@
 number of runs a side calls; its button (POST, permission, CSRF) queues one; the new-study preview and the official
 gate use the calibration that matches the design on the host or its kind, and say how to get one where none does."""
 
+import pytest
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from benchdash.studies.calibration_match import matching_calibration
 from benchdash.studies.calibration_text import match_text
@@ -15,6 +16,13 @@ DETECTIONS = [
     {"runs": 3, "studies": 10, "false_alarms": 0, "called": {"2": 3, "5": 9}},
     {"runs": 8, "studies": 10, "false_alarms": 0, "called": {"2": 8, "5": 10}},
 ]
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """The wording as an English reader gets it (the site's default language is Japanese)."""
+    with translation.override("en"):
+        yield
 
 
 def measured_calibration(host, scenario, **changes) -> Calibration:
@@ -85,7 +93,7 @@ def test_the_official_gate_takes_the_calibration_as_its_evidence(db):
 def test_the_host_page_shows_it_and_its_button_queues_a_calibration_of_the_last_study(client, member):
     host, scenario = HostFactory(), ScenarioFactory()
     calibration = measured_calibration(host, scenario)
-    page = client.get(reverse("inventory:host_detail", args=[host.pk])).content.decode()
+    page = client.get(reverse("inventory:host_detail", args=[host.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert f"Calibration {calibration.pk}" in page and "5% injected: 4.9% measured" in page
     assert "3 runs a side call 5% in 9 of 10" in page
     before = Study.objects.count()
@@ -108,6 +116,13 @@ def test_the_button_needs_the_permission_and_a_post(client, db):
 
 def test_without_a_study_on_the_host_the_button_says_why_and_queues_nothing(client, member):
     host = HostFactory()
-    response = client.post(reverse("studies:host_calibrate", args=[host.pk]), follow=True)
+    response = client.post(reverse("studies:host_calibrate", args=[host.pk]), follow=True, HTTP_ACCEPT_LANGUAGE="en")
     assert "no study has run on this host yet" in response.content.decode()
     assert not Calibration.objects.exists() and not Study.objects.exists()
+
+
+def test_the_host_page_says_it_in_japanese(client, db):
+    host, scenario = HostFactory(), ScenarioFactory()
+    measured_calibration(host, scenario)
+    page = client.get(reverse("inventory:host_detail", args=[host.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    assert "較正" in page and "各側 3 回で 5% を 10 回中 9 回、2% を 10 回中 3 回 検出" in page

@@ -61,9 +61,3 @@ class Calibration(models.Model):
     def effects_measured(self) -> list[tuple[str, str]]:
         """(nominal size, measured effect) in words, by size: "5", "4.8%"."""
         return [(str(size), f"{self.real_effects.get(str(size), 0):.1%}") for size in self.sizes]
-
-    @property
-    def detections_said(self) -> str:
-        from benchdash.studies.calibration_text import detections_text
-
-        return detections_text(self)
