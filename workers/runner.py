@@ -337,7 +337,14 @@ class TrialRun:
         finally:
             cgroup.set_quota(None)
         self.outcome.server_cpu_s = round(used_after - used_before, 3)
-        self.outcome.server_cores = round(self.outcome.server_cpu_s / max(uptime_after - uptime_before, 0.01), 4)
+        # Over pgbench's -T, not the time between the two reads, which adds their round trips: on a 2 s run that
+        # understated the cores by a third, and every quota set from it slowed far more than its size.
+        run_s = (
+            uptime_after - uptime_before
+            if self.spec.transactions
+            else min(self.spec.duration_s, uptime_after - uptime_before)
+        )
+        self.outcome.server_cores = round(self.outcome.server_cpu_s / max(run_s, 0.01), 4)
         self.outcome.notes.append(f"cgroup {cgroup.dirs.quota_dir}: quota {quota.quota_us or 'none'} us a 100 ms")
 
     def check_server_processes(self) -> None:
