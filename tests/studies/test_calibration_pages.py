@@ -126,3 +126,30 @@ def test_the_host_page_says_it_in_japanese(client, db):
     measured_calibration(host, scenario)
     page = client.get(reverse("inventory:host_detail", args=[host.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
     assert "較正" in page and "各側 3 回で 5% を 10 回中 9 回、2% を 10 回中 3 回 検出" in page
+
+
+def test_a_calibration_study_page_shows_its_variants_with_finished_runs(client, db):
+    from benchdash.studies.design import StudyDesign
+    from benchdash.studies.lifecycle.calibration import calibration_create
+
+    host, scenario, build = HostFactory(), ScenarioFactory(), BuildFactory()
+    design = StudyDesign(
+        title="calibration",
+        year=2026,
+        db_host=host,
+        builds=(build,),
+        baseline=build,
+        scenarios=(scenario,),
+        client_levels=(2,),
+        repetitions=3,
+        seed=5,
+        duration_s=1,
+    )
+    study = calibration_create(design=design, rounds=3, sizes=[5]).study
+    for number, trial in enumerate(study.trials.order_by("position")):
+        trial.status, trial.tps, trial.server_cores = "succeeded", 1000 - number, 0.8
+        trial.save()
+    page = client.get(reverse("studies:detail", args=[study.pk]), HTTP_ACCEPT_LANGUAGE="en")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "unthrottled A&#x27;" in text and "5% less CPU" in text
