@@ -153,3 +153,12 @@ def test_a_calibration_study_page_shows_its_variants_with_finished_runs(client, 
     assert page.status_code == 200
     text = page.content.decode()
     assert "unthrottled A&#x27;" in text and "5% less CPU" in text
+
+
+def test_a_calibration_study_never_counts_in_the_trends(db):
+    host, scenario = HostFactory(), ScenarioFactory()
+    study = measured_calibration(host, scenario).study
+    study.variants.create(build=study.baseline, label="5% less CPU", slowdown_pct=5)
+    assert study.mark_official(True) is False
+    study.refresh_from_db()
+    assert study.official is False

@@ -51,27 +51,25 @@ def calibration_problems(design: StudyDesign, rounds: int, sizes: Sequence[int])
     return problems
 
 
-def calibration_plan(variants: Sequence[Variant], rounds: int, seed: int) -> list[PlannedTrial]:
+def calibration_plan(variants: Sequence[Variant], rounds: int, seed: int, cell: tuple[int, int]) -> list[PlannedTrial]:
     """Each round: the two unthrottled variants in a random order, then the slowed ones in a random order (the
-    module's rule); the first trial starts from fresh data, the others reuse it (one server, one cluster)."""
+    module's rule), all of the cell (scenario id, clients); the first trial starts from fresh data, the others reuse
+    it (one server, one cluster)."""
     generator = random.Random(seed)
     unthrottled = [variant for variant in variants if variant.slowdown_pct == 0]
     slowed = [variant for variant in variants if variant.slowdown_pct]
+    scenario_id, clients = cell
     planned: list[PlannedTrial] = []
     for round_number in range(1, rounds + 1):
         order = generator.sample(unthrottled, len(unthrottled)) + generator.sample(slowed, len(slowed))
         for variant in order:
-            planned.append(_planned(variant, len(planned), round_number))
+            position = len(planned)
+            planned.append(
+                PlannedTrial(
+                    position, variant.build_id, scenario_id, clients, round_number, position == 0, False, variant.pk
+                )
+            )
     return planned
-
-
-def _planned(variant: Variant, position: int, round_number: int) -> PlannedTrial:
-    study = variant.study
-    scenario_id = study.scenarios.values_list("pk", flat=True).get()
-    reset = position == 0
-    return PlannedTrial(
-        position, variant.build_id, scenario_id, study.client_levels[0], round_number, reset, False, variant.pk
-    )
 
 
 def calibration_variants(design: StudyDesign, sizes: Sequence[int]) -> list[Variant]:
@@ -100,7 +98,8 @@ def calibration_create(
         study = Study.objects.create(**design.study_fields(), created_by=creator)
         study.scenarios.set(design.scenarios)
         variants = study_variants_save(study, calibration_variants(design, sizes))
-        study.add_planned_trials(calibration_plan(variants, rounds, design.seed))
+        cell = (design.scenarios[0].pk, design.client_levels[0])
+        study.add_planned_trials(calibration_plan(variants, rounds, design.seed, cell))
         kind = host_kind(design.db_host)
         return Calibration.objects.create(
             study=study,

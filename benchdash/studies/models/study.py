@@ -283,9 +283,9 @@ class Study(models.Model):
 
     def mark_official(self, official: bool, *, by: Any = None, reason: str = "") -> bool:
         """Include the study in the trends (official) or take it out; False when it still runs (its figures
-        are not final), in which case nothing changes. Records who decided, when, and why where the study is
-        below the rules for an official study (studies/quality.py)."""
-        if official and not self.has_ended:
+        are not final) or is a calibration's (its slowed runs are injected, no build's figures), in which case nothing
+        changes. Records who decided, when, and why where the study is below the rules (studies/quality.py)."""
+        if official and (not self.has_ended or self.variants.filter(slowdown_pct__isnull=False).exists()):
             return False
         self.official = official
         self.official_by = by if official and getattr(by, "pk", None) else None
