@@ -144,6 +144,22 @@ ensure_cluster_sudo_rule() {
   if [ "$(cat "$OLD_SUDO_RULE" 2>/dev/null)" = "$rule" ]; then rm -f "$OLD_SUDO_RULE"; fi
 }
 
+# A calibration slows the server of `local` with a CPU quota (workers/cpu_quota.py): the clusters' account needs a
+# cgroup of its own, which only root can delegate. The engine's own layout check writes the command, so this step and
+# the one docs/SETUP.md gives for other targets are the same.
+ensure_cluster_cgroup() {
+  [ "$(id -u)" -eq 0 ] || return 0
+  local script
+  script="$(.venv/bin/python -c 'import sys; from pathlib import Path; from workers.cpu_quota import cgroup_layout
+layout = cgroup_layout(Path("/proc/self/mountinfo").read_text())
+print(layout.delegation_script(sys.argv[1]) if layout else "")' "$CLUSTER_USER")"
+  if [ -z "$script" ]; then
+    say "WARNING: no cgroup file system: calibration cannot slow the server of local"
+    return 0
+  fi
+  sh -c "$script" || say "WARNING: could not delegate a cgroup to $CLUSTER_USER: calibration on local will refuse"
+}
+
 as_run_user() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u "$RUN_USER" -- "$@"; else "$@"; fi
 }

@@ -29,6 +29,7 @@ everything() {
   [ "${1:-}" = run ] && check_run_user_reads_checkout
   ensure_cluster_sudo_rule
   ensure_venv "$(venv_lock "${1:-all}")"
+  ensure_cluster_cgroup
   services
   ensure_secret secret-key 64
 }

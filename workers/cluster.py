@@ -21,6 +21,7 @@ import secrets
 from collections.abc import Iterable, Mapping
 
 from workers.builds import InstalledBuild, find_client_tool
+from workers.cpu_quota import CpuQuotaError, ServerCgroup
 from workers.cpu_set import AFFINITY_SCRIPT, CpuSetError, cpu_list_text, escaped_processes, taskset_prefix
 from workers.initdb_options import InitdbOptions, initdb_arguments, known_options
 from workers.pg_conf import (
@@ -81,6 +82,7 @@ class Cluster:
         client_addresses: Iterable[str] = (),
         initdb_options: InitdbOptions | None = None,
         cpus: Iterable[int] = (),
+        cgroup: ServerCgroup | None = None,
     ) -> None:
         self.transport = transport
         self.installed = installed
@@ -91,6 +93,8 @@ class Cluster:
         self.initdb_options = initdb_options or InitdbOptions()
         # The CPU set the server runs in (workers/cpu_set.py); empty: every CPU of the host.
         self.cpus = list(cpus)
+        # The cgroup the server starts in (workers/cpu_quota.py); None: the account's own.
+        self.cgroup = cgroup
         self.cluster_dir = posixpath.dirname(self.data_dir)
         self.snapshot_dir = posixpath.join(self.cluster_dir, "snapshot")
         self.log_path = posixpath.join(self.cluster_dir, "server.log")
@@ -215,7 +219,8 @@ class Cluster:
         }
         # The CPU set is part of what a kept server must match to be taken over (take_over compares this file).
         cpu_set = f"# CPU set: {cpu_list_text(self.cpus)}\n" if self.cpus else ""
-        return conf_lines(server) + cpu_set
+        cgroup = f"# cgroup: {self.cgroup.dirs.quota_dir}\n" if self.cgroup else ""
+        return conf_lines(server) + cpu_set + cgroup
 
     def _write_server_settings(self) -> None:
         made = self.transport.run(["sh", "-c", _PRIVATE_DIR_SCRIPT, "sh", self.socket_dir], check=False, timeout=60)
@@ -258,7 +263,8 @@ class Cluster:
             tried.add(self.port)
             self._write_server_settings()
             try:
-                argv = [*taskset_prefix(self.cpus), self.installed.tool("pg_ctl"), "-D", self.data_dir, "-l"]
+                prefix = [*taskset_prefix(self.cpus), *(self.cgroup.dirs.join_prefix() if self.cgroup else [])]
+                argv = [*prefix, self.installed.tool("pg_ctl"), "-D", self.data_dir, "-l"]
                 self._run([*argv, self.log_path, "-w", "-t", "300", "start"], timeout=360, what="pg_ctl start")
                 self.check_cpu_set()
                 return
@@ -277,14 +283,25 @@ class Cluster:
         when one is outside the set or none could be read."""
         if not self.cpus:
             return []
-        pid_file = self.transport.get_bytes(self._file("postmaster.pid")).decode("utf-8", "replace")
-        postmaster = pid_file.split("\n", 1)[0].strip()
+        postmaster = self.postmaster_pid()
         lines = self.transport.run(["sh", "-c", AFFINITY_SCRIPT, "sh", postmaster], check=False, timeout=60).text
         escaped = escaped_processes(lines, self.cpus)
         if escaped or not lines.strip():
             found = ", ".join(escaped) or "no server process could be read"
             raise CpuSetError(f"the server's processes are not all inside CPUs {cpu_list_text(self.cpus)}: {found}")
         return lines.splitlines()
+
+    def postmaster_pid(self) -> str:
+        pid_file = self.transport.get_bytes(self._file("postmaster.pid")).decode("utf-8", "replace")
+        return pid_file.split("\n", 1)[0].strip()
+
+    def check_cgroup(self) -> None:
+        """With a cgroup: CpuQuotaError when the postmaster or one of its processes is outside it."""
+        if self.cgroup is None:
+            return
+        missing = self.cgroup.missing(self.postmaster_pid())
+        if missing:
+            raise CpuQuotaError(f"server processes outside their cgroup: {', '.join(missing)}")
 
     def stop(self, mode: str = "fast") -> None:
         """Stop the server if it runs; "immediate" skips the shutdown checkpoint (for data about to be discarded)."""

@@ -56,6 +56,7 @@ from workers.collectors import (
     WaitEventCollector,
     missing_tool_notes,
 )
+from workers.cpu_quota import CpuQuotaError
 from workers.cpu_set import PGBENCH_AFFINITY_SCRIPT, CpuSetError, cpu_list_text, escaped_processes, taskset_prefix
 from workers.error_kinds import failure_kind_of
 from workers.facts import collect_host_facts
@@ -110,7 +111,7 @@ def run_trial(
         run.connection_lost = isinstance(error, ConnectionLost | HostGaveUp)
         run.outcome.host_unreachable = isinstance(error, HostGaveUp)  # as when it could not be reached at all
         # another attempt would be refused the same
-        repeats = RefusedSetting | ServerCannotStart | InitdbOptionUnknown | CpuSetError
+        repeats = RefusedSetting | ServerCannotStart | InitdbOptionUnknown | CpuSetError | CpuQuotaError
         run.outcome.deterministic = isinstance(error, repeats)
         run.outcome.ok = False
         run.outcome.error, run.outcome.failure_kind = f"{type(error).__name__}: {error}", failure_kind_of(error)
@@ -208,11 +209,11 @@ class TrialRun:
             should_cancel=self.should_cancel,
             patience=self.patience,
             on_wait=self.on_wait,
-            while_running=self.check_cpu_set,
+            while_running=self.check_server_processes,
         )
         if self.duet is not None:
             run.name, run.after_start, argv = self.duet.pgbench_name, self.duet.release, self.duet.gated(argv)
-        with self.phase("pgbench"):
+        with self.phase("pgbench"), self.cpu_quota():
             result = run.run(argv, env=self.pgbench_env(), alongside=self.collectors.start)
         if self.duet is not None:
             self.outcome.pgbench_started_at, self.outcome.pgbench_ended_at = self.duet.started_at(), datetime.now(UTC)
@@ -337,6 +338,39 @@ class TrialRun:
             argv = [*taskset_prefix(cluster.cpus), *argv]
         self.outcome.command = shlex.join(argv)
         return argv
+
+    @contextmanager
+    def cpu_quota(self) -> Iterator[None]:
+        """A calibration's trial: the spec's quota on the server's cgroup during pgbench alone (reset, prewarm and
+        the next trial's start run unthrottled), and the CPU the server used meanwhile."""
+        quota = self.spec.cpu_quota
+        cgroup = self.require_cluster().cgroup
+        if quota is None or cgroup is None:
+            yield
+            return
+        self.require_cluster().check_cgroup()
+        cgroup.set_quota(quota.quota_us)
+        try:
+            used_before, uptime_before = cgroup.usage()
+            yield
+            used_after, uptime_after = cgroup.usage()
+        finally:
+            cgroup.set_quota(None)
+        self.outcome.server_cpu_s = round(used_after - used_before, 3)
+        # Over pgbench's -T, not the time between the two reads, which adds their round trips: on a 2 s run that
+        # understated the cores by a third, and every quota set from it slowed far more than its size.
+        run_s = (
+            uptime_after - uptime_before
+            if self.spec.transactions
+            else min(self.spec.duration_s, uptime_after - uptime_before)
+        )
+        self.outcome.server_cores = round(self.outcome.server_cpu_s / max(run_s, 0.01), 4)
+        self.outcome.notes.append(f"cgroup {cgroup.dirs.quota_dir}: quota {quota.quota_us or 'none'} us a 100 ms")
+
+    def check_server_processes(self) -> None:
+        """While pgbench runs: the CPU set and the cgroup still hold every server process."""
+        self.check_cpu_set()
+        self.require_cluster().check_cgroup()
 
     def check_cpu_set(self) -> None:
         """While pgbench runs: every server process, its backends included, inside the variant's CPU set."""

@@ -107,6 +107,15 @@ class ScenarioSpec:
 
 
 @dataclass(frozen=True)
+class CpuQuotaSpec:
+    """A calibration's trial: the server runs in its cgroup (workers/cpu_quota.py), its CPU use read around the run,
+    under this quota a period of 100 ms in microseconds; None: no limit (an unthrottled run, whose use sets the
+    quotas of the slowed ones)."""
+
+    quota_us: int | None = None
+
+
+@dataclass(frozen=True)
 class TrialSpec:
     """Everything the runner needs for one trial."""
 
@@ -164,6 +173,7 @@ class TrialSpec:
     duet_half: int | None = None
     duet_side: int | None = None
     cpu_set: tuple[int, ...] = ()
+    cpu_quota: CpuQuotaSpec | None = None
 
 
 @dataclass
@@ -202,6 +212,9 @@ class TrialOutcome:
     # A duet side's pgbench run on the DB host's clock: when its gate opened, and when the worker saw it end.
     pgbench_started_at: datetime | None = None
     pgbench_ended_at: datetime | None = None
+    # With a CPU quota spec: the CPU seconds the server's cgroup used during pgbench, and the cores that makes.
+    server_cpu_s: float | None = None
+    server_cores: float | None = None
 
 
 Spec = TypeVar("Spec", HostSpec, BuildSpec, ScenarioSpec)

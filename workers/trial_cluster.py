@@ -8,6 +8,7 @@ import posixpath
 
 from workers.builds import InstalledBuild, install_build
 from workers.cluster import Cluster
+from workers.cpu_quota import ServerCgroup
 from workers.cpu_set import chosen_cpus, cpu_list_text
 from workers.paths import path_safe_name
 from workers.postmaster import pg_ctl_stop
@@ -68,6 +69,7 @@ def cluster_for(transport: Transport, spec: TrialSpec, installed: InstalledBuild
         client_addresses=clients,
         initdb_options=spec.initdb_options,
         cpus=cpus,
+        cgroup=ServerCgroup(transport, spec.db_host.work_dir) if spec.cpu_quota else None,
     )
 
 

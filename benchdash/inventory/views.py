@@ -35,6 +35,8 @@ def host_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_clear_work_dir": may_run_commands,
         "pristine_keep_days": settings.PRISTINE_KEEP_DAYS,
         "installation": Installation.current_token(),
+        "calibrations": host.calibrations.select_related("scenario", "study").order_by("-pk")[:10],
+        "can_calibrate": request.user.has_perm("studies.add_study"),
     }
     return render(request, "inventory/host_detail.html", ctx)
 

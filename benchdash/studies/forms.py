@@ -11,6 +11,8 @@ from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.builds import registered_minors
 from benchdash.inventory.models import Build, Host
+from benchdash.studies.calibration_match import matching_calibration
+from benchdash.studies.calibration_text import match_text
 from benchdash.studies.capacity import size_text
 from benchdash.studies.design import Collectors, Problems, StudyDesign, design_problems, draw_seed
 from benchdash.studies.fields import ClientLevelsField, SettingsField, WholeNumberField, ascii_whole_number
@@ -377,6 +379,7 @@ class StudyForm(forms.Form):
             "data_fits_in_memory": disk.memory_bytes is not None and disk.data_bytes <= disk.memory_bytes,
             **self._at_the_cap(),
             "power": self._power(),
+            "calibration": self._calibration(),
             "threshold_percent": f"{self.cleaned_data.get('threshold', DEFAULT_THRESHOLD) * 100:g}",
             "contention": self.design().contention_note(),
         }
@@ -387,6 +390,14 @@ class StudyForm(forms.Form):
         design = Design(data["repetitions"], data.get("max_repetitions"))
         threshold = data.get("threshold", DEFAULT_THRESHOLD)
         return preview_power(self.preview_host(), data["scenarios"], data["client_levels"], design, threshold)
+
+    def _calibration(self) -> str:
+        """What a calibration of this design on the DB host (or its kind) measured, or how to get one."""
+        data = self.cleaned_data
+        cells = [(scenario.pk, clients) for scenario in data["scenarios"] for clients in data["client_levels"]]
+        threshold = data.get("threshold", DEFAULT_THRESHOLD)
+        match = matching_calibration(self.preview_host(), cells, duration_s=data["duration_s"], threshold=threshold)
+        return match_text(match)
 
     def preview_host(self) -> Host | None:
         """The DB host whose history the preview reads (the cloud form's is the template's kind, a host to come)."""

@@ -14,6 +14,8 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.noise_display import VERDICT_WORDS
+from benchdash.studies.calibration_match import matching_calibration
+from benchdash.studies.calibration_text import detections_text, replace_detections
 from benchdash.studies.lifecycle.noise import study_noise_checks
 from benchdash.studies.models import Study, StudyPreset, Trial
 from benchdash.studies.results.compare import Point
@@ -24,6 +26,11 @@ from benchdash.studies.results.uncertainty import Verdict
 # or slower: "can't tell" and "too few runs" say nothing).
 MAX_MEDIAN_CV = 0.10
 MIN_VERDICT_SHARE = 0.5
+# With a calibration of the design on the host (or its kind), the evidence that the study could tell: at the
+# study's runs a side, some injected size called in this share of the resampled studies, with false alarms at most
+# the other share (issue 42's goal: 8 of 10, at most 1 in 20).
+MIN_CALLED_SHARE = 0.8
+MAX_FALSE_ALARM_SHARE = 0.05
 
 
 @dataclass(frozen=True)
@@ -58,7 +65,7 @@ def study_quality(study: Study) -> StudyQuality:
             _noise_check(study),
             *_against_preset(study, preset),
             _spread_check(points),
-            _verdict_share_check(points),
+            _calibration_check(study) or _verdict_share_check(points),
             _failed_check(study),
         ]
     )
@@ -123,6 +130,35 @@ def _verdict_share_check(points: list[Point]) -> QualityCheck:
     value = "—" if share is None else f"{len(told)} / {len(compared)} ({share:.0%})"
     rule = _("at least %(share)s of the compared cells") % {"share": f"{MIN_VERDICT_SHARE:.0%}"}
     return QualityCheck(_("cells with a verdict"), value, rule, share is not None and share >= MIN_VERDICT_SHARE)
+
+
+def _calibration_check(study: Study) -> QualityCheck | None:
+    """A calibration's measure of what the study's design detects, where one matches (calibration_match.py): the
+    largest calibrated runs a side not above the study's; None without a calibration (the verdict share decides)."""
+    cells = [
+        (scenario_id, clients)
+        for scenario_id in study.scenarios.values_list("pk", flat=True)
+        for clients in study.client_levels
+    ]
+    match = matching_calibration(study.db_host, cells, duration_s=study.duration_s, threshold=study.threshold)
+    if match is None or not match.calibration.detections:
+        return None
+    detections = match.calibration.detections
+    detection = ([one for one in detections if one["runs"] <= study.repetitions] or detections[:1])[-1]
+    studies = detection["studies"]
+    best = max(detection["called"].values(), default=0)
+    met = best >= MIN_CALLED_SHARE * studies and detection["false_alarms"] <= MAX_FALSE_ALARM_SHARE * studies
+    value = detections_text(replace_detections(match.calibration, [detection]))
+    rule = _(
+        "calibration %(pk)s (%(when)s): a slowdown called in at least %(called)s of studies, false alarms at most "
+        "%(alarms)s; this calibration is the evidence used, in place of the share of cells with a verdict"
+    ) % {
+        "pk": match.calibration.pk,
+        "when": match.calibration.measured_at.date() if match.calibration.measured_at else "—",
+        "called": f"{MIN_CALLED_SHARE:.0%}",
+        "alarms": f"{MAX_FALSE_ALARM_SHARE:.0%}",
+    }
+    return QualityCheck(_("what the design detects, measured"), value, rule, met)
 
 
 def _failed_check(study: Study) -> QualityCheck:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("<int:pk>/comparisons.csv", csv.comparisons_csv, name="comparisons_csv"),
     path("<int:pk>/scalability.csv", csv.scalability_csv, name="scalability_csv"),
     path("new/", run.study_new, name="new"),
+    path("hosts/<int:pk>/calibrate/", run.host_calibrate, name="host_calibrate"),
     path("<int:pk>/cancel/", run.study_cancel, name="cancel"),
     path("<int:pk>/retry-failed/", run.study_retry_failed, name="retry_failed"),
     path("<int:pk>/official/", official.study_official, name="official"),

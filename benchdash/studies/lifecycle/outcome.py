@@ -225,6 +225,7 @@ def _finished_status(trial: Trial, outcome: TrialOutcome) -> str:
 def _copy_outcome(trial: Trial, outcome: TrialOutcome) -> None:
     for name in ("tps", "tps_including_connections", "latency_avg_ms", "latency_stddev_ms", "transactions"):
         setattr(trial, name, getattr(outcome, name))
+    trial.server_cores = outcome.server_cores
     trial.failed_transactions = outcome.failed_transactions
     trial.command = outcome.command
     trial.pgbench_version = outcome.pgbench_version[:40]

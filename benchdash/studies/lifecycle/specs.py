@@ -11,6 +11,7 @@ from django.db import connection
 from django.db.models import F
 
 from benchdash.inventory.models import Build, Host
+from benchdash.studies.lifecycle.calibration_quota import calibration_quota
 from benchdash.studies.models import Attempt, Scenario, Study, Trial, Variant
 from workers.initdb_options import InitdbOptions
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialSpec, spec_from_row
@@ -74,6 +75,7 @@ def trial_spec(trial: Trial) -> TrialSpec:
         pgbench_vacuum=study.pgbench_vacuum,
         pgbench_build=build_spec(study.pgbench_build) if study.pgbench_build else None,
         duet_half=trial.duet_half,
+        cpu_quota=calibration_quota(trial, variant),
     )
 
 

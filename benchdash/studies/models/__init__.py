@@ -1,5 +1,6 @@
 """What we run and what came out: scenarios, study presets, studies, their variants, trials and their raw files."""
 
+from benchdash.studies.models.calibration import Calibration, DesignKind
 from benchdash.studies.models.failure import FailureKind
 from benchdash.studies.models.outputs import Artifact, StudyPoint, TrialEvidence
 from benchdash.studies.models.scenario import RUN_ORDER_LABELS, HostOrder, Scenario, StudyPreset
@@ -13,6 +14,8 @@ __all__ = [
     "Arrangement",
     "Artifact",
     "Attempt",
+    "Calibration",
+    "DesignKind",
     "FailureKind",
     "HostOrder",
     "Load",

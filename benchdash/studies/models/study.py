@@ -320,9 +320,9 @@ class Study(models.Model):
 
     def mark_official(self, official: bool, *, by: Any = None, reason: str = "") -> bool:
         """Include the study in the trends (official) or take it out; False when it still runs (its figures
-        are not final), in which case nothing changes. Records who decided, when, and why where the study is
-        below the rules for an official study (studies/quality.py)."""
-        if official and not self.has_ended:
+        are not final) or is a calibration's (its slowed runs are injected, no build's figures), in which case nothing
+        changes. Records who decided, when, and why where the study is below the rules (studies/quality.py)."""
+        if official and (not self.has_ended or self.variants.filter(slowdown_pct__isnull=False).exists()):
             return False
         self.official = official
         self.official_by = by if official and getattr(by, "pk", None) else None
@@ -391,6 +391,8 @@ class Trial(models.Model):
     statistic = models.CharField(_("statistic"), max_length=10, choices=Statistic.choices, default=Statistic.MEDIAN)
     tps = models.FloatField(_("TPS"), null=True, blank=True)
     tps_including_connections = models.FloatField(_("TPS incl. connections"), null=True, blank=True)
+    # A calibration's trial: the cores its server used during pgbench (its cgroup's CPU time / the run's time).
+    server_cores = models.FloatField(_("server cores used"), null=True, blank=True)
     latency_avg_ms = models.FloatField(_("latency avg (ms)"), null=True, blank=True)
     latency_stddev_ms = models.FloatField(_("latency stddev (ms)"), null=True, blank=True)
     transactions = models.BigIntegerField(_("transactions"), null=True, blank=True)

@@ -90,6 +90,11 @@ class Variant(models.Model):
         _("transactions per client (-t)"), null=True, blank=True, validators=[MinValueValidator(1)]
     )
     connect_each_transaction = models.BooleanField(_("new connection per transaction (-C)"), default=False)
+    # A calibration's injected slowdown (workers/cpu_quota.py): the server gets this % less CPU than its unthrottled
+    # runs used; 0: unthrottled, in its cgroup all the same (its use sets the quota); None: not a calibration's.
+    slowdown_pct = models.PositiveSmallIntegerField(
+        _("injected CPU slowdown (%)"), null=True, blank=True, validators=[MaxValueValidator(90)]
+    )
     # Empty: the study does not vary the load (its hosts run as its host order says).
     load = models.CharField(_("load"), max_length=10, choices=Load.choices, blank=True)
 
@@ -123,6 +128,7 @@ class Variant(models.Model):
         "transactions",
         "connect_each_transaction",
         "load",
+        "slowdown_pct",
     )
 
     def __str__(self) -> str:

@@ -10,8 +10,10 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from benchdash.access import read_access
+from benchdash.inventory.models import Host
 from benchdash.studies.forms import StudyForm
 from benchdash.studies.lifecycle import services
+from benchdash.studies.lifecycle.calibration import CalibrationRefused, calibration_of_last_study
 from benchdash.studies.lifecycle.progress import study_progress
 from benchdash.studies.models import Study
 from benchdash.studies.rerun import rerun_initial
@@ -77,3 +79,19 @@ def study_retry_failed(request: HttpRequest, pk: int) -> HttpResponse:
 def study_progress_json(request: HttpRequest, pk: int) -> JsonResponse:
     study = get_object_or_404(Study, pk=pk)
     return JsonResponse(study_progress(study).to_dict())
+
+
+@login_required
+@permission_required(QUEUE_PERMISSION, raise_exception=True)
+@require_POST
+def host_calibrate(request: HttpRequest, pk: int) -> HttpResponse:
+    """Queue a calibration of the host's last study's design (lifecycle/calibration.py)."""
+    host = get_object_or_404(Host, pk=pk)
+    try:
+        calibration = calibration_of_last_study(host=host, created_by=request.user)
+    except CalibrationRefused as refused:
+        messages.error(request, _("The calibration was not queued: %(reason)s") % {"reason": refused})
+        return redirect("inventory:host_detail", pk=pk)
+    services.study_enqueue(study=calibration.study)
+    messages.success(request, _("Calibration queued: its study runs now."))
+    return redirect("studies:detail", pk=calibration.study_id)
