@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from benchdash.inventory.host_kind import host_kind
 from benchdash.inventory.models import Host
-from benchdash.studies.models import Calibration, DesignKind
+from benchdash.studies.models import DUETS, Calibration, DesignKind
 
 DURATION_FACTOR = 1.5
 THRESHOLD_TOLERANCE = 1e-9
@@ -23,6 +23,11 @@ THRESHOLD_TOLERANCE = 1e-9
 class CalibrationMatch:
     calibration: Calibration
     own_host: bool  # False: measured on another host of the same kind
+
+
+def design_kind_of(arrangement: str | None) -> DesignKind:
+    """The kind of design a study's arrangement runs: an A/A duet and a duet are both duets."""
+    return DesignKind.DUET if arrangement in DUETS else DesignKind.SEQUENTIAL
 
 
 def matching_calibration(

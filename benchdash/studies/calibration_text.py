@@ -22,7 +22,17 @@ def detections_text(calibration: Calibration, *, where: str = "") -> str:
     alarms; `where` ("on this host") goes first."""
     parts = [_runs_text(detection, index == 0) for index, detection in enumerate(calibration.detections)]
     said = "; ".join(parts) or _("no complete round to resample")
-    return f"{where}, {said}" if where else said
+    said = f"{where}, {said}" if where else said
+    return f"{said} {_real_effects_text(calibration)}" if calibration.real_effects else said
+
+
+def _real_effects_text(calibration: Calibration) -> str:
+    """Each size asked beside the slowdown it made (a quota cuts a bursty server by more than its size)."""
+    effects = ", ".join(
+        _("%(size)s%%: %(real).1f%%") % {"size": size, "real": 100 * abs(real)}
+        for size, real in sorted(calibration.real_effects.items(), key=lambda item: float(item[0]))
+    )
+    return _("(each slowdown as measured: %(effects)s)") % {"effects": effects}
 
 
 def _runs_text(detection: dict, first: bool) -> str:

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.builds import registered_minors
 from benchdash.inventory.models import Build, Host
-from benchdash.studies.calibration_match import matching_calibration
+from benchdash.studies.calibration_match import design_kind_of, matching_calibration
 from benchdash.studies.calibration_text import match_text
 from benchdash.studies.capacity import size_text
 from benchdash.studies.design import Collectors, Problems, StudyDesign, design_problems, draw_seed
@@ -396,7 +396,13 @@ class StudyForm(forms.Form):
         data = self.cleaned_data
         cells = [(scenario.pk, clients) for scenario in data["scenarios"] for clients in data["client_levels"]]
         threshold = data.get("threshold", DEFAULT_THRESHOLD)
-        match = matching_calibration(self.preview_host(), cells, duration_s=data["duration_s"], threshold=threshold)
+        match = matching_calibration(
+            self.preview_host(),
+            cells,
+            duration_s=data["duration_s"],
+            threshold=threshold,
+            design_kind=design_kind_of(data.get("arrangement")),
+        )
         return match_text(match)
 
     def preview_host(self) -> Host | None:

@@ -14,7 +14,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from benchdash.inventory.noise_display import VERDICT_WORDS
-from benchdash.studies.calibration_match import matching_calibration
+from benchdash.studies.calibration_match import design_kind_of, matching_calibration
 from benchdash.studies.calibration_text import detections_text, replace_detections
 from benchdash.studies.lifecycle.noise import study_noise_checks
 from benchdash.studies.models import Study, StudyPreset, Trial
@@ -140,7 +140,13 @@ def _calibration_check(study: Study) -> QualityCheck | None:
         for scenario_id in study.scenarios.values_list("pk", flat=True)
         for clients in study.client_levels
     ]
-    match = matching_calibration(study.db_host, cells, duration_s=study.duration_s, threshold=study.threshold)
+    match = matching_calibration(
+        study.db_host,
+        cells,
+        duration_s=study.duration_s,
+        threshold=study.threshold,
+        design_kind=design_kind_of(study.arrangement),
+    )
     if match is None or not match.calibration.detections:
         return None
     detections = match.calibration.detections

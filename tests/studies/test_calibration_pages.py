@@ -6,9 +6,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from benchdash.studies.calibration_match import matching_calibration
+from benchdash.studies.calibration_match import design_kind_of, matching_calibration
 from benchdash.studies.calibration_text import match_text
-from benchdash.studies.models import Calibration, Study
+from benchdash.studies.models import Arrangement, Calibration, Study
 from benchdash.studies.quality import study_quality
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory, StudyFactory
 
@@ -51,8 +51,21 @@ def test_the_preview_says_what_each_number_of_runs_calls_on_this_host(db):
     assert match is not None and match.own_host
     assert match_text(match) == (
         "on this host, 3 runs a side call 5% in 9 of 10 and 2% in 3 of 10 (A/A false alarms 0 of 10); "
-        "8 a side call 5% in 10 of 10 and 2% in 8 of 10 (A/A false alarms 0 of 10)"
+        "8 a side call 5% in 10 of 10 and 2% in 8 of 10 (A/A false alarms 0 of 10) "
+        "(each slowdown as measured: 2%: 1.8%, 5%: 4.9%)"
     )
+
+
+def test_a_duet_design_takes_a_duet_calibration_only(db):
+    host, scenario = HostFactory(), ScenarioFactory()
+    measured_calibration(host, scenario)
+    duet = design_kind_of(Arrangement.DUET)
+    assert matching_calibration(host, [(scenario.pk, 2)], duration_s=60, threshold=0.02, design_kind=duet) is None
+    measured_calibration(host, scenario, design_kind=duet)
+    match = matching_calibration(host, [(scenario.pk, 2)], duration_s=60, threshold=0.02, design_kind=duet)
+    assert match is not None and match.calibration.design_kind == "duet"
+    assert design_kind_of(Arrangement.DUET_AA) == duet
+    assert design_kind_of(Arrangement.SEQUENTIAL) == "sequential"
 
 
 def test_a_calibration_of_another_cell_length_or_threshold_does_not_match_and_the_preview_says_how_to_get_one(db):
@@ -85,7 +98,10 @@ def test_the_official_gate_takes_the_calibration_as_its_evidence(db):
     study.save()
     check = next(check for check in study_quality(study).checks if check.name == "what the design detects, measured")
     assert check.met is True
-    assert check.value == "8 runs a side call 5% in 10 of 10 and 2% in 8 of 10 (A/A false alarms 0 of 10)"
+    assert check.value == (
+        "8 runs a side call 5% in 10 of 10 and 2% in 8 of 10 (A/A false alarms 0 of 10) "
+        "(each slowdown as measured: 2%: 1.8%, 5%: 4.9%)"
+    )
     assert f"calibration {calibration.pk}" in str(check.rule)
     assert "cells with a verdict" not in [str(check.name) for check in study_quality(study).checks]
 
