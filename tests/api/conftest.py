@@ -1,8 +1,10 @@
 """A small history for the API tests: two official studies chaining 13 -> 14 -> 15 and one unofficial."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from django.db import transaction
 
 from benchdash.inventory.models import Build, Host
 from benchdash.studies.evidence.store import evidence_refresh
@@ -23,6 +25,20 @@ class History:
 
 @pytest.fixture
 def history(db: None) -> History:
+    return history_made()
+
+
+@pytest.fixture(scope="module")
+def history_of_the_module(django_db_setup: None, django_db_blocker) -> Iterator[History]:
+    """One history for a module whose tests only read it (each in a savepoint of its own, as the `db` fixture
+    makes it, within this transaction, rolled back after the module): Django's setUpTestData. Not for a module with
+    transactional tests, whose flush would wait on this transaction."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield history_made()
+        transaction.set_rollback(True)
+
+
+def history_made() -> History:
     host = HostFactory(name="db-1", address="192.0.2.7", username="bench", host_key="ssh-ed25519 AAAA", key_path="/k")
     scenario = ScenarioFactory(slug="update", name="更新系")
     builds = {version: BuildFactory(version=version) for version in ("13.4", "14.0", "14.3", "15.2")}

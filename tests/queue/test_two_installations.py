@@ -4,6 +4,7 @@ the other: no attempt is fenced off or thrown away, no two runs overlap on the t
 whom it waits for, and clearing one installation's work dir leaves the other's files."""
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -86,8 +87,10 @@ def shared_target() -> Iterator[SshServer]:
 
 class PgbenchWatch:
     """Every pgbench process (a data load or a run) started through the target's sshd, and when it was seen, from
-    /proc every 20 ms: the most that ran at once on the target. Other checkouts' tests on this machine run pgbench as
-    the same account: a process is the target's when its SSH_CONNECTION names the target's port."""
+    /proc every 50 ms: the most that ran at once on the target. Other checkouts' tests on this machine run pgbench as
+    the same account: a process is the target's when its SSH_CONNECTION names the target's port. Two at once would
+    overlap for hundreds of ms at least (a data load at scale 1, a 2 s run), and a scan's CPU grows with the machine's
+    processes: a shorter period would only take CPU from the tests beside this one."""
 
     def __init__(self, port: int) -> None:
         self.through = f" {port}".encode()
@@ -97,7 +100,7 @@ class PgbenchWatch:
         self.thread = threading.Thread(target=self.watch, daemon=True)
 
     def watch(self) -> None:
-        while not self.stop.wait(0.02):
+        while not self.stop.wait(0.05):
             running = {pid for pid in pgbench_pids() if self.started_through_the_target(pid)}
             self.seen |= running
             self.most_at_once = max(self.most_at_once, len(running))
@@ -112,12 +115,14 @@ class PgbenchWatch:
 
 def pgbench_pids() -> set[int]:
     pids = set()
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and (entry / "comm").read_text().strip() == "pgbench":
-                pids.add(int(entry.name))
-        except OSError:
-            continue
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/comm", "rb") as comm:
+                    if comm.read() == b"pgbench\n":
+                        pids.add(int(name))
+            except OSError:
+                continue
     return pids
 
 

@@ -35,7 +35,12 @@ TRICKY = st.sampled_from(
 DIGITS_OF_ANY_SCRIPT = st.text(st.characters(categories=["Nd", "No"]), min_size=1, max_size=3)
 PIECES = st.one_of(st.text(max_size=30), TRICKY, st.integers(-(2**70), 2**70).map(str), DIGITS_OF_ANY_SCRIPT)
 ANY_TEXT = st.one_of(st.lists(PIECES, max_size=4).map("".join), DIGITS_OF_ANY_SCRIPT, TRICKY)
-SETTING_LINE = st.tuples(st.sampled_from(SETTING_NAMES), ANY_TEXT).map(lambda pair: f"{pair[0]} = {pair[1]}")
+# A quoted value as postgresql.conf writes one (a quote inside doubled): the parser's other way to read a value, which
+# ANY_TEXT seldom writes whole.
+QUOTED = ANY_TEXT.map(lambda text: "'" + text.replace("'", "''") + "'")
+SETTING_LINE = st.tuples(st.sampled_from(SETTING_NAMES), st.one_of(ANY_TEXT, QUOTED)).map(
+    lambda pair: f"{pair[0]} = {pair[1]}"
+)
 SETTINGS_TEXT = st.lists(SETTING_LINE, max_size=5).map("\n".join)
 
 
@@ -61,7 +66,9 @@ def study_data(member):
     }
 
 
-@settings(max_examples=250, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# Each example is a whole POST and page. 100 find each of two bugs planted one at a time (a number read by isdigit(),
+# a quoted value read one character past its closing quote) in every seed tried (docs/TESTS.md).
+@settings(max_examples=100, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     changes=st.dictionaries(st.sampled_from(TEXT_FIELDS), ANY_TEXT, max_size=4),
     pg_settings=st.one_of(st.none(), SETTINGS_TEXT),
