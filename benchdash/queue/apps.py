@@ -14,7 +14,7 @@ class QueueConfig(AppConfig):
         from benchdash.queue.changes import send_changes_refresh
         from benchdash.queue.dispatch import send_trial_task
         from benchdash.queue.host_facts import send_read_host_facts
-        from benchdash.queue.study_end import send_advance_bisect, send_clear_study_clusters
+        from benchdash.queue.study_end import send_advance_bisect, send_clear_study_clusters, send_evaluate_calibration
         from benchdash.studies.lifecycle.signals import series_changed, study_ended, trial_due
 
         trial_due.connect(send_trial_task, dispatch_uid="benchdash.queue.send_trial_task")
@@ -22,6 +22,7 @@ class QueueConfig(AppConfig):
         host_facts_wanted.connect(send_read_host_facts, dispatch_uid="benchdash.queue.send_read_host_facts")
         study_ended.connect(send_changes_refresh, dispatch_uid="benchdash.queue.send_changes_refresh")
         study_ended.connect(send_advance_bisect, dispatch_uid="benchdash.queue.send_advance_bisect")
+        study_ended.connect(send_evaluate_calibration, dispatch_uid="benchdash.queue.send_evaluate_calibration")
         series_changed.connect(send_changes_refresh, dispatch_uid="benchdash.queue.send_changes_refresh_series")
         changes_found.connect(send_change_alerts, dispatch_uid="benchdash.queue.send_change_alerts")
         study_ended.connect(send_study_alerts, dispatch_uid="benchdash.queue.send_study_alerts")

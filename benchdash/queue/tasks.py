@@ -41,6 +41,7 @@ from benchdash.store_clock import StoreNow, due_in, sleep_until
 from benchdash.store_retry import STORE_UNREACHABLE, with_store_retry
 from benchdash.studies.lifecycle import services
 from benchdash.studies.lifecycle.artifact_files import ArtifactWriteError
+from benchdash.studies.lifecycle.calibration import calibration_evaluate
 from benchdash.studies.lifecycle.host_turns import duet_partner
 from benchdash.studies.lifecycle.noise import noise_check_keep, study_needs_noise_check
 from benchdash.studies.lifecycle.outcome import duet_round_finish, trial_fail_for_storage, trial_finish
@@ -339,6 +340,15 @@ def advance_bisect(study_id: int) -> str:
     close_old_connections()
     bisect = bisect_advance(study_id=study_id)
     return "" if bisect is None else str(bisect.status)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def evaluate_calibration(study_id: int) -> bool:
+    """After a calibration's study ended (benchdash/queue/study_end.py): its rounds resampled into what the design
+    detects (studies/lifecycle/calibration.py); whether it was measured. Idempotent: the same rounds give the same
+    figures, written again."""
+    close_old_connections()
+    return calibration_evaluate(study_id=study_id) is not None
 
 
 app.add_periodic_task(WORK_DIR_SWEEP_EVERY_S, sweep_work_dirs.s(), name="sweep-work-dirs")

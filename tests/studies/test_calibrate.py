@@ -41,6 +41,7 @@ def select_only() -> Scenario:
         ({"scenarios": "select-only", "clients": "2", "rounds": 2}, "rounds: from 3 to 40"),
         ({"scenarios": "select-only", "clients": "2", "sizes": "2,2"}, "sizes: distinct whole percentages"),
         ({"scenarios": "select-only", "clients": "2", "sizes": "2,$(reboot)"}, "--sizes: whole percentages"),
+        ({"scenarios": "select-only", "clients": "2", "arrangement": "duet_aa", "sizes": "2"}, "a duet's calibration"),
     ],
 )
 def test_bad_input_is_refused_with_a_message_and_nothing_is_queued(
@@ -103,3 +104,26 @@ def test_a_calibration_slows_each_run_by_its_quota_and_measures_what_the_design_
     assert three["false_alarms"] in (0, 1)
     effects = measured.real_effects
     assert effects["50"] > 0.25 and effects["50"] > effects["10"], effects
+
+
+def test_a_duet_calibration_is_the_design_s_a_a_duet_and_is_evaluated_like_a_sequential_one(
+    local_target, installed_build, select_only
+):
+    host, build = register_host(local_target), register_build(installed_build)
+    calibration = calibration_create(
+        design=_design(host, build, select_only).replace(arrangement="duet"), rounds=3, sizes=[]
+    )
+    study = calibration.study
+    assert (study.arrangement, calibration.design_kind, calibration.sizes) == ("duet_aa", "duet", [])
+    assert [variant.build_id for variant in study.variants.all()] == [build.pk, build.pk]
+    # Both sides of each round as the duet's round finish stores them: the partner 1% slower, 3 rounds.
+    tps_of = {0: [1000.0, 1100.0, 950.0], 1: [990.0, 1089.0, 940.5]}
+    for side, variant in enumerate(study.variants.order_by("pk")):
+        for trial in variant.trials.order_by("repetition"):
+            trial.status, trial.tps = "succeeded", tps_of[side][trial.repetition - 1]
+            trial.save(update_fields=["status", "tps"])
+    measured = calibration_evaluate(study_id=study.pk)
+    assert measured is not None and measured.real_effects == {}
+    (three,) = measured.detections
+    assert (three["runs"], three["studies"], three["called"]) == (3, 1, {})
+    assert three["false_alarms"] == 0  # a steady 1% paired difference, under the 2% threshold

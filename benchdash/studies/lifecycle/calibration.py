@@ -3,7 +3,12 @@ runs used, and its rounds evaluated once the study ends (docs/STATISTICS.md, "Ca
 
 The plan (calibration_plan) runs, in each round, the unthrottled side twice (A and A', in a random order) and then
 each injected size once (in a random order): the slowed runs come after A and A' of their round, so their quota
-rests on unthrottled runs measured minutes before, on the same server.
+rests on unthrottled runs measured minutes before, on the same server. A duet design's calibration is its A/A: an
+A/A duet study (one build on both sides at once, workers/duet.py) whose rounds are evaluated the same way, A' being
+the partner side; a duet runs two sides, so no slowed size.
+
+Its evaluation runs in the queue's task evaluate_calibration, sent when its study ends (queue/study_end.py), and in
+`calibrate --wait`; it writes the same figures each time it runs.
 """
 
 from __future__ import annotations
@@ -20,10 +25,11 @@ from django.utils.translation import gettext as _
 
 from benchdash.inventory.host_kind import host_kind
 from benchdash.inventory.models import Host
+from benchdash.studies.calibration_match import design_kind_of
 from benchdash.studies.design import StudyDesign, design_problems_offline, draw_seed, problems_text
 from benchdash.studies.lifecycle.plan import PlannedTrial
-from benchdash.studies.lifecycle.services import study_variants_save
-from benchdash.studies.models import Calibration, Study, Trial, Variant
+from benchdash.studies.lifecycle.services import study_create, study_variants_save
+from benchdash.studies.models import DUETS, Arrangement, Calibration, Study, Trial, Variant
 from benchdash.studies.results.calibration import CalibrationRound, evaluate, real_effects
 from benchdash.studies.results.host_spread import spread_history
 from workers.cpu_quota import CpuQuotaError, ServerCgroup
@@ -46,7 +52,10 @@ def calibration_problems(design: StudyDesign, rounds: int, sizes: Sequence[int])
         problems.append(_("a calibration measures one cell: give one build, one scenario and one client level"))
     if not MIN_ROUNDS <= rounds <= MAX_ROUNDS:
         problems.append(_("rounds: from %(low)s to %(high)s") % {"low": MIN_ROUNDS, "high": MAX_ROUNDS})
-    if not sizes or len(set(sizes)) != len(sizes) or not all(1 <= size <= 50 for size in sizes):
+    if design.arrangement in DUETS:
+        if sizes:
+            problems.append(_("a duet's calibration is its A/A (a duet runs two sides): give no sizes"))
+    elif not sizes or len(set(sizes)) != len(sizes) or not all(1 <= size <= 50 for size in sizes):
         problems.append(_("sizes: distinct whole percentages from 1 to 50, e.g. 2,5,10"))
     return problems
 
@@ -94,17 +103,16 @@ def calibration_create(
     design = design.replace(repetitions=rounds, max_repetitions=None, warmup_runs=0)
     assert design.db_host is not None, "a calibration runs on a host"
     with transaction.atomic():
-        creator = created_by if getattr(created_by, "pk", None) else None
-        study = Study.objects.create(**design.study_fields(), created_by=creator)
-        study.scenarios.set(design.scenarios)
-        variants = study_variants_save(study, calibration_variants(design, sizes))
-        cell = (design.scenarios[0].pk, design.client_levels[0])
-        study.add_planned_trials(calibration_plan(variants, rounds, design.seed, cell))
+        if design.arrangement in DUETS:
+            study = study_create(design=design.replace(arrangement=Arrangement.DUET_AA), created_by=created_by)
+        else:
+            study = _sequential_calibration_study(design, rounds, sizes, created_by)
         kind = host_kind(design.db_host)
         return Calibration.objects.create(
             study=study,
             host=design.db_host,
             host_kind=dataclasses.asdict(kind) if kind else {},
+            design_kind=design_kind_of(design.arrangement),
             scenario=design.scenarios[0],
             clients=design.client_levels[0],
             duration_s=design.duration_s,
@@ -112,6 +120,17 @@ def calibration_create(
             rounds=rounds,
             sizes=sorted(sizes),
         )
+
+
+def _sequential_calibration_study(design: StudyDesign, rounds: int, sizes: Sequence[int], created_by: Any) -> Study:
+    """The study of A, A' and each slowed size, each round in the module's order."""
+    creator = created_by if getattr(created_by, "pk", None) else None
+    study = Study.objects.create(**design.study_fields(), created_by=creator)
+    study.scenarios.set(design.scenarios)
+    variants = study_variants_save(study, calibration_variants(design, sizes))
+    cell = (design.scenarios[0].pk, design.client_levels[0])
+    study.add_planned_trials(calibration_plan(variants, rounds, design.seed, cell))
+    return study
 
 
 def cgroup_problem(host: Host) -> str | None:
@@ -138,11 +157,6 @@ def calibration_rounds(study: Study) -> list[CalibrationRound]:
         if len(runs[0]) == 2 and all(len(runs[size]) == 1 for size in sizes):
             rounds.append(CalibrationRound(runs[0][0], runs[0][1], {size: runs[size][0] for size in sizes}))
     return rounds
-
-
-def calibration_ended(sender: object, *, study_id: int, **_kwargs: object) -> None:
-    """The receiver of study_ended (studies/apps.py): a calibration's study is evaluated as it ends."""
-    calibration_evaluate(study_id=study_id)
 
 
 def calibration_evaluate(*, study_id: int) -> Calibration | None:

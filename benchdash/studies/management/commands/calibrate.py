@@ -2,7 +2,8 @@
 
 Takes queue_study's design options (one build, one scenario, one client level), plus --rounds and --sizes; checks
 that the host delegated a cgroup to its run account (the refusal names the one root command), then queues a
-calibration study: each round the unthrottled server twice (an A/A) and once under each injected CPU slowdown.
+calibration study: each round the unthrottled server twice (an A/A) and once under each injected CPU slowdown; with
+--arrangement duet_aa, an A/A duet study (both sides at once, each in its half of the CPUs).
 Prints the study's id; with --wait, its progress as queue_study shows it, then the calibration's figures.
 """
 
@@ -22,7 +23,7 @@ from benchdash.studies.lifecycle.calibration import (
     cgroup_problem,
 )
 from benchdash.studies.management.commands import queue_study
-from benchdash.studies.models import Calibration
+from benchdash.studies.models import DUETS, Calibration
 
 
 class Command(queue_study.Command):
@@ -36,21 +37,23 @@ class Command(queue_study.Command):
         super().add_arguments(parser)
         parser.add_argument("--rounds", type=int, default=10, help="rounds (each: A, A' and every size; default 10)")
         parser.add_argument(
-            "--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="slowdowns in %% (default 2,5,10)"
+            "--sizes",
+            default=None,
+            help="slowdowns in %% (default 2,5,10; none with --arrangement duet_aa: a duet's calibration is its A/A)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
         options["host"] = options["calibrated_host"]
-        sizes = _sizes(options["sizes"])
         try:
             design = design_checked(self.study_design(options))
+            sizes = _sizes(options["sizes"], duet=design.arrangement in DUETS)
             problems = calibration_problems(design, options["rounds"], sizes)
             if problems:
                 raise CalibrationRefused("; ".join(problems))
         except (DesignRefused, CalibrationRefused) as refused:
             raise CommandError(f"the calibration was not queued: {refused}") from refused
         assert design.db_host is not None
-        problem = cgroup_problem(design.db_host)
+        problem = None if design.arrangement in DUETS else cgroup_problem(design.db_host)
         if problem:
             raise CommandError(f"the calibration was not queued: {problem}")
         calibration = calibration_create(design=design, rounds=options["rounds"], sizes=sizes)
@@ -68,7 +71,10 @@ class Command(queue_study.Command):
         self.stdout.write(detections_text(measured))
 
 
-def _sizes(text: str) -> list[int]:
+def _sizes(text: str | None, *, duet: bool) -> list[int]:
+    """The sizes asked, else the default ones (a duet's: none)."""
+    if text is None:
+        return [] if duet else list(DEFAULT_SIZES)
     try:
         return [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
