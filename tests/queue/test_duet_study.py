@@ -68,6 +68,11 @@ def test_an_aa_duet_runs_both_sides_at_once_on_swapped_halves_and_pairs_its_roun
     }
     summary = csv_rows(client.get(reverse("studies:summary_csv", args=[study.pk])))
     assert {row["design"] for row in summary} == {said}
+    # B compared with A on the duet's one axis, its side, on the page and in comparisons.csv
+    (compared_row,) = csv_rows(client.get(reverse("studies:comparisons_csv", args=[study.pk])))
+    assert (compared_row["axis"], compared_row["level"], compared_row["reference_level"]) == ("side", "B", "A")
+    assert compared_row["interval_method"] == "paired_own" and compared_row["verdict"]
+    assert "side of the A/A duet" in page and "B / A" in page
 
 
 def csv_rows(response) -> list[dict[str, str]]:

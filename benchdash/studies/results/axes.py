@@ -4,7 +4,8 @@
 A study of builds has one axis, the version. A variant study's axes are the variant fields that take more than one
 value among its variants (the vary box's axes: checksums, wal_segsize, locale, encoding, fillfactor, cpus, host,
 transactions, connect, setting:NAME), and the version where its builds differ; a field left empty reads as its
-default (the study's setting, the study's DB host, initdb's or pgbench's default), written `default`.
+default (the study's setting, the study's DB host, initdb's or pgbench's default), written `default`. An A/A duet's
+two sides differ in nothing but their side (A, the baseline, or B): that is its one axis, so that B is compared with A.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from benchdash.studies.models import Study, Variant
+from benchdash.studies.models import Arrangement, Study, Variant
 from benchdash.studies.results.compare import Point
 from benchdash.studies.results.comparisons import DEFAULT_LEVEL, VERSION_AXIS, AxisLevel, LineLevels
 from benchdash.studies.results.lines import StudyLines
@@ -34,6 +35,7 @@ AXIS_FIELDS: dict[str, tuple[str, str | Promise]] = {
     "transactions": ("transactions", _("transactions per client (-t)")),
     "connect": ("connect_each_transaction", _("new connection per transaction (-C)")),
 }
+SIDE_AXIS = "side"
 
 
 def study_line_levels(study: Study, lines: StudyLines, points: Iterable[Point]) -> list[LineLevels]:
@@ -65,6 +67,7 @@ def varied_axes(facts: Iterable[dict[str, str]]) -> list[str]:
     known = [
         VERSION_AXIS,
         *AXIS_FIELDS,
+        SIDE_AXIS,
         *sorted({axis for row in rows for axis in row if axis.startswith(SETTING_PREFIX)}),
     ]
     return [axis for axis in known if len({row.get(axis) for row in rows}) > 1]
@@ -74,6 +77,8 @@ def axis_name(axis: str) -> str | Promise:
     """The axis as pages name it: the variant field's own name ('data checksums'), a setting by its name."""
     if axis == VERSION_AXIS:
         return _("version")
+    if axis == SIDE_AXIS:
+        return _("side of the A/A duet")
     if axis.startswith(SETTING_PREFIX):
         return axis.removeprefix(SETTING_PREFIX)
     return AXIS_FIELDS[axis][1]
@@ -92,6 +97,7 @@ def _variant_facts(variant: Variant, study: Study) -> dict[str, str]:
         **facts,
         "host": host.name if host else _level(None),
         **{SETTING_PREFIX + name: _level(value) for name, value in settings.items()},
+        **({SIDE_AXIS: "A" if variant.baseline else "B"} if study.arrangement == Arrangement.DUET_AA else {}),
     }
 
 
