@@ -17,13 +17,13 @@ def replace_detections(calibration: Calibration, detections: list[dict]) -> Cali
     return copy
 
 
-def detections_text(calibration: Calibration, *, where: str = "") -> str:
+def detections_text(calibration: Calibration, *, where: str = "", with_effects: bool = True) -> str:
     """Each number of runs a side: the share of studies that called each size (largest first), then the A/A's false
-    alarms; `where` ("on this host") goes first."""
+    alarms; `where` ("on this host") goes first; then, with_effects, each size's effect as measured."""
     parts = [_runs_text(detection, index == 0) for index, detection in enumerate(calibration.detections)]
     said = "; ".join(parts) or _("no complete round to resample")
     said = f"{where}, {said}" if where else said
-    return f"{said} {_real_effects_text(calibration)}" if calibration.real_effects else said
+    return f"{said} {_real_effects_text(calibration)}" if with_effects and calibration.real_effects else said
 
 
 def _real_effects_text(calibration: Calibration) -> str:
@@ -43,11 +43,14 @@ def _runs_text(detection: dict, first: bool) -> str:
         for size, count in calls
     )
     runs = detection["runs"]
+    alarms = _("A/A false alarms %(alarms)s of %(studies)s") % {"alarms": detection["false_alarms"], "studies": studies}
+    if not calls:  # a duet's calibration: its A/A alone
+        head = ngettext("%(runs)s run a side", "%(runs)s runs a side", runs) if first else _("%(runs)s a side")
+        return f"{head % {'runs': runs}} ({alarms})"
     if first:
         head = ngettext("%(runs)s run a side call %(called)s", "%(runs)s runs a side call %(called)s", runs)
     else:
         head = _("%(runs)s a side call %(called)s")
-    alarms = _("A/A false alarms %(alarms)s of %(studies)s") % {"alarms": detection["false_alarms"], "studies": studies}
     return f"{head % {'runs': runs, 'called': called}} ({alarms})"
 
 

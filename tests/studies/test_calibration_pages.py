@@ -178,3 +178,11 @@ def test_a_calibration_study_never_counts_in_the_trends(db):
     assert study.mark_official(True) is False
     study.refresh_from_db()
     assert study.official is False
+
+
+def test_a_duet_calibration_says_its_a_a_alone(db):
+    host, scenario = HostFactory(), ScenarioFactory()
+    aa_only = [{"runs": 3, "studies": 4, "false_alarms": 1, "called": {}}]
+    measured_calibration(host, scenario, design_kind="duet", sizes=[], real_effects={}, detections=aa_only)
+    match = matching_calibration(host, [(scenario.pk, 2)], duration_s=60, threshold=0.02, design_kind="duet")
+    assert match_text(match) == "on this host, 3 runs a side (A/A false alarms 1 of 4)"

@@ -10,4 +10,4 @@ register = template.Library()
 
 @register.filter
 def detections_said(calibration: Calibration) -> str:
-    return detections_text(calibration)
+    return detections_text(calibration, with_effects=False)  # the page lists each size's effect beside it
