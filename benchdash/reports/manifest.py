@@ -59,13 +59,15 @@ def study_manifest(study: Study, *, site_url: str) -> Manifest:
 
 
 def design_text(study: Study) -> str:
-    """'reference, update · clients 1, 8, 16 · 3 × 60 s · scale 2000' (a published study: what its source states)."""
+    """'reference, update · clients 1, 8, 16 · 3 × 60 s · scale 2000' (a published study: what its source states); a
+    duet's also says its design, as its page does ('... · duet: both sides at once, CPUs 0-7 / 8-15, ...')."""
     scenarios = ", ".join(study.scenarios.order_by("slug").values_list("slug", flat=True))
     clients = _("clients") + " " + ", ".join(str(level) for level in study.client_levels)
     if study.is_published:
         return f"{scenarios} · {clients} · {study.get_statistic_display()}"
     runs = f"{study.repetitions or '?'} × {study.duration_s} s"
-    return f"{scenarios} · {clients} · {runs} · " + _("scale") + f" {study.scale}"
+    said = f"{scenarios} · {clients} · {runs} · " + _("scale") + f" {study.scale}"
+    return f"{said} · {study.arrangement_text()}" if study.is_duet else said
 
 
 def _host_text(study: Study) -> str:

@@ -9,7 +9,9 @@ import time
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
+from benchdash.reports.manifest import study_manifest
 from benchdash.studies.models import Attempt, Study, Trial
 from benchdash.studies.results.queries import study_results
 from tests.queue.support import form_data, paced_reference_scenario, register_build, register_host, wait_for
@@ -68,6 +70,9 @@ def test_an_aa_duet_runs_both_sides_at_once_on_swapped_halves_and_pairs_its_roun
     }
     summary = csv_rows(client.get(reverse("studies:summary_csv", args=[study.pk])))
     assert {row["design"] for row in summary} == {said}
+    # the PDF's and the slides' manifest under each figure says it too
+    with translation.override("en"):
+        assert study_manifest(study, site_url="http://testserver").design.endswith(f" · {said}")
     # B compared with A on the duet's one axis, its side, on the page and in comparisons.csv
     (compared_row,) = csv_rows(client.get(reverse("studies:comparisons_csv", args=[study.pk])))
     assert (compared_row["axis"], compared_row["level"], compared_row["reference_level"]) == ("side", "B", "A")
