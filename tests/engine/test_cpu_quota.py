@@ -1,5 +1,5 @@
 """A calibration's injected slowdown on a real server over SSH: the server and every backend in the work dir's cgroup,
-the quota file holding the quota computed from what the server used unthrottled, and a quota of half that use really
+the quota file holding the quota computed from what the server used unthrottled, and a quota of a quarter of that use really
 lowering select-only TPS; the v2 layout's files and parsing on a target in memory (issue 42, point 3)."""
 
 import posixpath
@@ -143,17 +143,19 @@ def test_the_server_and_its_backends_run_in_the_cgroup_under_the_quota_written(
     assert Path(dirs.quota_dir + "/cpu.cfs_quota_us").read_text() == "-1\n"
 
 
-def test_a_quota_of_half_what_the_server_used_lowers_select_only_tps(ssh_target, ssh_transport, installed_build):
+def test_a_quota_of_a_quarter_what_the_server_used_lowers_select_only_tps(ssh_target, ssh_transport, installed_build):
     delegate_cgroup(ssh_target.username)
     free = run_trial(quota_trial(ssh_target, installed_build, CpuQuotaSpec(None)), ssh_transport)
     assert free.ok, free.error
     assert free.server_cores is not None and 0.2 < free.server_cores <= 2.05
-    halved = CpuQuotaSpec(quota_us(free.server_cores, 50))
-    slowed = run_trial(quota_trial(ssh_target, installed_build, halved, trial_id=2), ssh_transport)
+    # A quarter, not a half: one free run on a loaded 2-core machine may itself get little CPU, and a half of that
+    # slowed a run by 15% only once (a fresh clone's run beside nothing else)
+    quartered = CpuQuotaSpec(quota_us(free.server_cores, 75))
+    slowed = run_trial(quota_trial(ssh_target, installed_build, quartered, trial_id=2), ssh_transport)
     assert slowed.ok, slowed.error
     assert slowed.tps is not None and free.tps is not None
-    assert slowed.tps < 0.8 * free.tps
-    assert slowed.server_cores is not None and slowed.server_cores < 0.7 * free.server_cores
+    assert slowed.tps < 0.7 * free.tps
+    assert slowed.server_cores is not None and slowed.server_cores < 0.5 * free.server_cores
     assert any("quota" in note for note in slowed.notes)
     # the quota is lifted after the run: what comes next on the host is not slowed
     layout = cgroup_layout(Path("/proc/self/mountinfo").read_text())
