@@ -191,6 +191,8 @@ def run_duet(
     db.run(["rm", "-f", "--", gate, *(side.stamp_path for side in sides)], check=False, timeout=60)
     for outcome, spec in ((leader, specs[0]), (partner, specs[1])):
         _note_half(outcome, spec, halves)
+    if should_cancel():
+        cancelled_together(leader, partner)
     return fail_together(leader, partner)
 
 
@@ -225,6 +227,15 @@ def _note_half(outcome: TrialOutcome, spec: TrialSpec, halves: tuple[list[int], 
     half = spec.duet_half if spec.duet_half is not None else 0
     outcome.host_facts["duet_halves"] = [cpu_list_text(cpus) for cpus in halves]
     outcome.notes.append(f"duet: ran on half {half + 1} of 2 (CPUs {cpu_list_text(halves[half])})")
+
+
+def cancelled_together(*outcomes: TrialOutcome) -> None:
+    """A round a cancel stopped is cancelled on each side that did not finish, whatever error the side met as the
+    stop reached it (a side still setting up sees its command killed, not the cancel)."""
+    for outcome in outcomes:
+        if not outcome.ok and outcome.failure_kind != FailureKind.CANCELLED:
+            outcome.notes.append(f"stopped by the cancel: {outcome.error}")
+            outcome.error, outcome.failure_kind = "cancelled", FailureKind.CANCELLED
 
 
 def fail_together(leader: TrialOutcome, partner: TrialOutcome) -> tuple[TrialOutcome, TrialOutcome]:

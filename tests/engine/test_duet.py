@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from workers.cpu_set import parse_cpu_list
-from workers.duet import fail_together, halves_of, run_duet
+from workers.duet import cancelled_together, fail_together, halves_of, run_duet
 from workers.failure_kind import FailureKind
 from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialOutcome, TrialSpec
 from workers.transport import Transport
@@ -113,6 +113,15 @@ def test_a_cancel_stops_both_sides(two_cpus, local_target, local_transport, inst
     first, second = run_duet((leader, partner), local_transport, should_cancel=lambda: time.monotonic() > cancel_at)
     assert time.monotonic() - started < 25
     assert first.failure_kind == second.failure_kind == FailureKind.CANCELLED
+
+
+def test_a_side_stopped_by_a_cancel_as_it_set_up_is_cancelled_not_failed():
+    stopped = TrialOutcome(ok=False, error="initdb exited with -9", failure_kind=FailureKind.TARGET_FAILED)
+    cancelled = TrialOutcome(ok=False, error="cancelled during pgbench", failure_kind=FailureKind.CANCELLED)
+    cancelled_together(stopped, cancelled)
+    assert (stopped.failure_kind, stopped.error) == (FailureKind.CANCELLED, "cancelled")
+    assert stopped.notes == ["stopped by the cancel: initdb exited with -9"]
+    assert (cancelled.error, cancelled.notes) == ("cancelled during pgbench", [])
 
 
 def test_one_failed_side_fails_the_other_with_its_kind():
