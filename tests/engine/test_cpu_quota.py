@@ -1,6 +1,6 @@
 """A calibration's injected slowdown on a real server over SSH: the server and every backend in the work dir's cgroup,
-the quota file holding the quota computed from what the server used unthrottled, and a quota of a quarter of that use really
-lowering select-only TPS; the v2 layout's files and parsing on a target in memory (issue 42, point 3)."""
+the quota file holding the quota computed from what the server used unthrottled, and a quota of a quarter of that
+use really lowering select-only TPS; the v2 layout's files and parsing on a target in memory (issue 42, point 3)."""
 
 import posixpath
 from dataclasses import replace
