@@ -55,7 +55,8 @@ def test_bad_input_is_refused_with_a_message_and_nothing_is_queued(
     assert not Study.objects.exists() and not Calibration.objects.exists()
 
 
-def _design(host, build, scenario) -> StudyDesign:
+def calibration_design(host, build, scenario) -> StudyDesign:
+    """One build, one scenario, 2 clients, 1 s runs: the smallest design a calibration takes."""
     return StudyDesign(
         title="calibration",
         year=2026,
@@ -76,7 +77,7 @@ def test_a_calibration_slows_each_run_by_its_quota_and_measures_what_the_design_
 ):
     delegate_cgroup(ssh_target.username)
     host, build = register_host(ssh_target), register_build(installed_build)
-    calibration = calibration_create(design=_design(host, build, select_only), rounds=3, sizes=[10, 50])
+    calibration = calibration_create(design=calibration_design(host, build, select_only), rounds=3, sizes=[10, 50])
     study = calibration.study
     services.study_enqueue(study=study)
     trials = list(study.trials.order_by("position").select_related("variant"))
@@ -111,7 +112,7 @@ def test_a_duet_calibration_is_the_design_s_a_a_duet_and_is_evaluated_like_a_seq
 ):
     host, build = register_host(local_target), register_build(installed_build)
     calibration = calibration_create(
-        design=_design(host, build, select_only).replace(arrangement="duet"), rounds=3, sizes=[]
+        design=calibration_design(host, build, select_only).replace(arrangement="duet"), rounds=3, sizes=[]
     )
     study = calibration.study
     assert (study.arrangement, calibration.design_kind, calibration.sizes) == ("duet_aa", "duet", [])

@@ -8,9 +8,11 @@ from django.utils import timezone, translation
 
 from benchdash.studies.calibration_match import design_kind_of, matching_calibration
 from benchdash.studies.calibration_text import match_text
+from benchdash.studies.lifecycle.calibration import calibration_create
 from benchdash.studies.models import Arrangement, Calibration, Study
 from benchdash.studies.quality import study_quality
 from tests.factories import BuildFactory, HostFactory, ScenarioFactory, StudyFactory
+from tests.studies.test_calibrate import calibration_design
 
 DETECTIONS = [
     {"runs": 3, "studies": 10, "false_alarms": 0, "called": {"2": 3, "5": 9}},
@@ -145,22 +147,8 @@ def test_the_host_page_says_it_in_japanese(client, db):
 
 
 def test_a_calibration_study_page_shows_its_variants_with_finished_runs(client, db):
-    from benchdash.studies.design import StudyDesign
-    from benchdash.studies.lifecycle.calibration import calibration_create
-
     host, scenario, build = HostFactory(), ScenarioFactory(), BuildFactory()
-    design = StudyDesign(
-        title="calibration",
-        year=2026,
-        db_host=host,
-        builds=(build,),
-        baseline=build,
-        scenarios=(scenario,),
-        client_levels=(2,),
-        repetitions=3,
-        seed=5,
-        duration_s=1,
-    )
+    design = calibration_design(host, build, scenario)
     study = calibration_create(design=design, rounds=3, sizes=[5]).study
     for number, trial in enumerate(study.trials.order_by("position")):
         trial.status, trial.tps, trial.server_cores = "succeeded", 1000 - number, 0.8
