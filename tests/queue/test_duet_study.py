@@ -24,24 +24,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 def test_an_aa_duet_runs_both_sides_at_once_on_swapped_halves_and_pairs_its_rounds(
     client, member, presets, shared_worker, local_target, installed_build
 ):
-    host = register_host(local_target)
     build = register_build(installed_build)
-    data = form_data(
-        host=host,
-        builds=[build],
-        baseline=build,
-        scenarios=[paced_reference_scenario()],
-        clients="1",
-        repetitions="3",
-        arrangement="duet_aa",
-        threshold="25",
-    )
-    response = client.post(reverse("studies:new"), data)
-    assert response.status_code == 302, response.content.decode()[:2000]
-    study = Study.objects.get(title="queue test")
-    wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 420, "the study to finish")
-
-    study.refresh_from_db()
+    study = aa_duet_ended(client, local_target, build, repetitions="3", threshold="25")
     trials = list(study.trials.order_by("position"))
     assert study.status == Study.Status.DONE, [trial.error for trial in trials]
     assert [trial.variant.label for trial in trials[:2]] == [f"{build.name} (A)", f"{build.name} (B)"]
@@ -80,6 +64,25 @@ def test_an_aa_duet_runs_both_sides_at_once_on_swapped_halves_and_pairs_its_roun
     assert "side of the A/A duet" in page and "B / A" in page
 
 
+def aa_duet_ended(client, local_target, build, **options) -> Study:
+    """An A/A duet of the build at 1 client, queued from the form on the local target; once it ended."""
+    data = form_data(
+        host=register_host(local_target),
+        builds=[build],
+        baseline=build,
+        scenarios=[paced_reference_scenario()],
+        clients="1",
+        arrangement="duet_aa",
+        **options,
+    )
+    response = client.post(reverse("studies:new"), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    study = Study.objects.get(title="queue test")
+    wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 420, "the study to finish")
+    study.refresh_from_db()
+    return study
+
+
 def csv_rows(response) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
 
@@ -87,23 +90,10 @@ def csv_rows(response) -> list[dict[str, str]]:
 def test_a_round_whose_side_is_killed_runs_again_whole(
     client, member, presets, shared_worker, local_target, installed_build
 ):
-    host = register_host(local_target)
     build = register_build(installed_build)
     killer = threading.Thread(target=_kill_the_first_leader_server, args=(local_target,))
     killer.start()
-    data = form_data(
-        host=host,
-        builds=[build],
-        baseline=build,
-        scenarios=[paced_reference_scenario()],
-        clients="1",
-        repetitions="2",
-        duration="3",
-        arrangement="duet_aa",
-    )
-    client.post(reverse("studies:new"), data)
-    study = Study.objects.get(title="queue test")
-    wait_for(lambda: Study.objects.get(pk=study.pk).status not in ("queued", "running"), 420, "the study to finish")
+    study = aa_duet_ended(client, local_target, build, repetitions="2", duration="3")
     killer.join()
 
     trials = list(study.trials.order_by("position"))
