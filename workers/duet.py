@@ -172,24 +172,21 @@ def run_duet(
         DuetSide(duet, number, posixpath.join(db.host.work_dir, "trials", f"duet-{spec.trial_id}.started"))
         for number, spec in enumerate(specs)
     ]
+    side_specs = [
+        side_spec(spec, number, halves, fence=specs[0].fence, memory_kb=memory_kb) for number, spec in enumerate(specs)
+    ]
     runs = [
         partial(
-            run_trial,
-            side_spec(spec, number, halves, fence=specs[0].fence, memory_kb=memory_kb),
-            db,
-            should_cancel=should_cancel,
-            patience=patience,
-            on_wait=on_wait,
-            duet=sides[number],
+            run_trial, spec, db, should_cancel=should_cancel, patience=patience, on_wait=on_wait, duet=sides[number]
         )
-        for number, spec in enumerate(specs)
+        for number, spec in enumerate(side_specs)
     ]
     try:
         leader, partner = (outcome for outcome in concurrently(*runs) if isinstance(outcome, TrialOutcome))
     finally:
         db.should_stop = None
     db.run(["rm", "-f", "--", gate, *(side.stamp_path for side in sides)], check=False, timeout=60)
-    for outcome, spec in ((leader, specs[0]), (partner, specs[1])):
+    for outcome, spec in zip((leader, partner), side_specs, strict=True):
         _note_half(outcome, spec, halves)
     if should_cancel():
         cancelled_together(leader, partner)
@@ -223,8 +220,9 @@ def _sweep(db: Transport, specs: tuple[TrialSpec, TrialSpec]) -> None:
     stop_leftover_servers(db, install_build(db, specs[0].build))
 
 
-def _note_half(outcome: TrialOutcome, spec: TrialSpec, halves: tuple[list[int], list[int]]) -> None:
-    half = spec.duet_half if spec.duet_half is not None else 0
+def _note_half(outcome: TrialOutcome, side: TrialSpec, halves: tuple[list[int], list[int]]) -> None:
+    """The half the side ran on, as side_spec chose it."""
+    half = side.duet_half or 0
     outcome.host_facts["duet_halves"] = [cpu_list_text(cpus) for cpus in halves]
     outcome.notes.append(f"duet: ran on half {half + 1} of 2 (CPUs {cpu_list_text(halves[half])})")
 
