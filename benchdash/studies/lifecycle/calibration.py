@@ -28,7 +28,7 @@ from benchdash.inventory.models import Host
 from benchdash.studies.calibration_match import design_kind_of
 from benchdash.studies.design import StudyDesign, design_problems_offline, draw_seed, problems_text
 from benchdash.studies.lifecycle.plan import PlannedTrial
-from benchdash.studies.lifecycle.services import study_create, study_variants_save
+from benchdash.studies.lifecycle.services import study_create, study_saved
 from benchdash.studies.models import DUETS, Arrangement, Calibration, Study, Trial, Variant
 from benchdash.studies.results.calibration import CalibrationRound, evaluate, real_effects
 from benchdash.studies.results.host_spread import spread_history
@@ -124,10 +124,7 @@ def calibration_create(
 
 def _sequential_calibration_study(design: StudyDesign, rounds: int, sizes: Sequence[int], created_by: Any) -> Study:
     """The study of A, A' and each slowed size, each round in the module's order."""
-    creator = created_by if getattr(created_by, "pk", None) else None
-    study = Study.objects.create(**design.study_fields(), created_by=creator)
-    study.scenarios.set(design.scenarios)
-    variants = study_variants_save(study, calibration_variants(design, sizes))
+    study, variants = study_saved(design, calibration_variants(design, sizes), created_by=created_by)
     cell = (design.scenarios[0].pk, design.client_levels[0])
     study.add_planned_trials(calibration_plan(variants, rounds, design.seed, cell))
     return study

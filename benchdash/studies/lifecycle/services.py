@@ -37,12 +37,19 @@ class HostBusy(Exception):
 @transaction.atomic
 def study_create(*, design: StudyDesign, created_by: Any = None) -> Study:
     """Save a study from its design and expand it into its planned trials (status draft)."""
+    study, variants = study_saved(design, design.variants(), created_by=created_by)
+    study.add_planned_trials(plan_design(design, variants=[VariantRef(row.build_id, row.pk) for row in variants]))
+    return study
+
+
+def study_saved(
+    design: StudyDesign, designed: Sequence[Variant], *, created_by: Any = None
+) -> tuple[Study, list[Variant]]:
+    """The study of the design saved with its scenarios and these (unsaved) variants, no trials yet."""
     creator = created_by if getattr(created_by, "pk", None) else None
     study = Study.objects.create(**design.study_fields(), created_by=creator)
     study.scenarios.set(design.scenarios)
-    variants = study_variants_save(study, design.variants())
-    study.add_planned_trials(plan_design(design, variants=[VariantRef(row.build_id, row.pk) for row in variants]))
-    return study
+    return study, study_variants_save(study, designed)
 
 
 def study_variants_save(study: Study, designed: Sequence[Variant]) -> list[Variant]:
