@@ -1,0 +1,51 @@
+"""What a pytest worker's collection costs with pytest's plugins autoloaded (every module of their distributions
+rewritten for asserts) against the plugins named in pyproject.toml's addopts (only their own modules), taking turns.
+
+Usage:  .venv/bin/python bench/plugin_autoload.py [--rounds 5]
+
+Each round runs `pytest --collect-only` as a worker of `make test` collects (PYTHONDONTWRITEBYTECODE set, the test
+modules rewritten ahead as `make test` does): once with the project's addopts, once with addopts overridden to what
+they were before the plugins were named. Prints the median wall and CPU time (user + system) of each in a Markdown
+table for docs/BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from functools import partial
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.collection_rewrite import COLLECT, COMPILE, REWRITE, run  # noqa: E402
+from bench.timing import medians, timed  # noqa: E402
+
+AUTOLOADED = [*COLLECT, "-o", "addopts=-ra --strict-markers"]
+ROUND = {
+    "plugins autoloaded (before)": AUTOLOADED,
+    "plugins named in addopts": COLLECT,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    rounds = parser.parse_args().rounds
+    times: dict[str, list[tuple[float, float]]] = {label: [] for label in ROUND}
+    run(COMPILE)
+    run(REWRITE)
+    for _ in range(rounds):
+        for label, argv in ROUND.items():
+            times[label].append(timed(partial(run, argv)))
+    print(f"{rounds} rounds, taking turns; load average {os.getloadavg()[0]:.1f}")
+    print("\n| a worker's collection | wall s (median) | CPU s (median) |\n| --- | ---: | ---: |")
+    for label, runs in times.items():
+        wall, cpu = medians(runs)
+        print(f"| {label} | {wall:.2f} | {cpu:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
