@@ -53,6 +53,15 @@ IDENT_MAP = "benchdash"
 # The engine's own file last, and required: without it the server does not start on the study's say.
 INCLUDE_BLOCK = f"\n# added by benchdash\ninclude_if_exists = '{SETTINGS_FILE}'\ninclude = '{SERVER_FILE}'\n"
 PORT_RANGE = (20000, 60000)
+# What the server writes to pg_ctl's log as it hands its output to the logging collector, and where the collector
+# writes: the settings' rules hold log_directory to log/ or below it in the data directory (workers/settings_rules.py).
+COLLECTOR_HAND_OVER = b"redirecting log output to logging collector process"
+COLLECTOR_DIR = "log"
+# $1: the collector's directory, $2: lines. The newest file below it, by modification time.
+_COLLECTED_TAIL = (
+    "newest=$(find \"$1\" -type f -printf '%T@ %p\\n' 2>/dev/null | sort -n | tail -n 1 | cut -d' ' -f2-)\n"
+    '[ -z "$newest" ] || tail -n "$2" -- "$newest"'
+)
 START_ATTEMPTS = 3
 # Make the socket directory, mode 0700, and make sure it is ours: a directory someone else made is refused.
 _PRIVATE_DIR_SCRIPT = r"""
@@ -415,7 +424,14 @@ class Cluster:
         return {name.strip("\n"): value for name, value in rows}
 
     def server_log_tail(self, lines: int = 200) -> bytes:
-        return self.transport.run(["tail", "-n", str(int(lines)), self.log_path], check=False, timeout=60).stdout
+        """The end of pg_ctl's log file; where the server handed its output to the logging collector (a study's
+        logging_collector = on), the end of the newest file the collector wrote too: what the server said after the
+        hand-over (a port already taken, why it stopped) is only there."""
+        tail = self.transport.run(["tail", "-n", str(int(lines)), self.log_path], check=False, timeout=60).stdout
+        if COLLECTOR_HAND_OVER not in tail:
+            return tail
+        argv = ["sh", "-c", _COLLECTED_TAIL, "sh", posixpath.join(self.data_dir, COLLECTOR_DIR), str(int(lines))]
+        return tail + self.transport.run(argv, check=False, timeout=60).stdout
 
     def read_marker(self) -> dict:
         result = self.transport.run(["cat", "--", posixpath.join(self.cluster_dir, MARKER_FILE)], check=False)

@@ -7,6 +7,7 @@ only go to log/ (or below it) in the data directory, where the server reads noth
 """
 
 import posixpath
+import socket
 
 import psycopg
 import pytest
@@ -124,3 +125,22 @@ def test_lines_appended_to_postgresql_conf_never_beat_the_engines_own(local_tran
         f"include_if_exists = '{SETTINGS_FILE}'",
         f"include = '{SERVER_FILE}'",
     ]
+
+
+def test_a_server_whose_log_goes_to_the_collector_starts_on_another_port_when_its_own_is_taken(
+    local_transport, installed_build, new_cluster
+):
+    """The server says its port is taken only in the collector's file, not in pg_ctl's log: the start still sees it
+    and moves to another port. It failed before ("pg_ctl start failed"), pg_ctl's log holding only the hand-over: a
+    restart whose port another test's server took meanwhile failed so in a fresh clone's run."""
+    cluster = new_cluster(local_transport, installed_build)
+    cluster.configure({"logging_collector": "on", "log_directory": "log", "log_filename": "server-%H.log"})
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        taken_port = cluster.port = taken.getsockname()[1]
+        cluster.start()
+        started_on = cluster.port
+        cluster.stop()
+    assert started_on != taken_port
+    collected = cluster.server_log_tail().decode()
+    assert "redirecting log output to logging collector process" in collected
+    assert "could not bind IPv4 address" in collected and "Address already in use" in collected
