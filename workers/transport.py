@@ -228,6 +228,12 @@ class SSHTransport(Transport):
         input: bytes | None = None,  # noqa: A002
     ) -> CommandResult:
         command = shlex.join(self.command_line(argv, timeout=timeout, env=env))
+        if not input:
+            # Its stdin ends at once on the host, with no EOF for the worker to send: paramiko sends a channel's EOF
+            # after letting go of its lock, and a command that ended meanwhile (its channel closed both ways by then)
+            # got an EOF for a channel sshd no longer had, which it answers by dropping the connection ("ieof packet
+            # referred to nonexistent channel"): commands run side by side on it all failed with ConnectionLost.
+            command = f"{command} < /dev/null"
         if cwd:
             command = f"cd {shlex.quote(cwd)} && {command}"
         started = time.monotonic()
@@ -419,12 +425,11 @@ def _connection_state(channel: paramiko.Channel) -> str:
 def _pump(
     channel: paramiko.Channel, data: bytes, deadline: float, check_answers: Callable[[], None]
 ) -> tuple[bytes, bytes]:
-    """Feed stdin and drain stdout and stderr together, so neither side fills up and blocks the other; after
-    SILENCE_PROBE_S with nothing from the command, check_answers that its host still does."""
+    """Feed stdin (its EOF once all of data is sent; a command without data reads /dev/null, SSHTransport.run) and
+    drain stdout and stderr together, so neither side fills up and blocks the other; after SILENCE_PROBE_S with
+    nothing from the command, check_answers that its host still does."""
     stdout, stderr = bytearray(), bytearray()
     pending = memoryview(data)
-    if not pending:
-        channel.shutdown_write()
     heard = time.monotonic()
     while True:
         if time.monotonic() - heard > SSHTransport.SILENCE_PROBE_S:

@@ -3,7 +3,9 @@
 import threading
 import time
 
+import paramiko
 import pytest
+from paramiko.common import cMSG_CHANNEL_EOF
 
 from tests.sshd import process_is_gone
 from workers.transport import CommandFailed, CommandTimeout, ConnectionLost, SSHTransport
@@ -109,6 +111,29 @@ def test_file_calls_from_many_threads_on_one_connection_each_get_their_own_answe
         thread.join(timeout=60)
     assert not any(thread.is_alive() for thread in threads)
     assert answers == {number: [(str(number).encode() * (number + 1), True, False)] * 25 for number in range(8)}
+
+
+def test_a_command_without_input_never_sends_an_eof_that_could_come_after_its_channel_closed(
+    ssh_transport, monkeypatch
+):
+    """paramiko sends a channel's EOF after letting go of the channel's lock: a command that ended meanwhile had its
+    channel closed both ways, and sshd dropped the whole connection for an EOF on a channel it no longer had ("ieof
+    packet referred to nonexistent channel"), failing the commands beside it (a fresh clone's run, under load). A
+    command without input sends none: its stdin is /dev/null on the host. Here each EOF a worker's own thread sends
+    waits 0.5 s, as a loaded machine's scheduler may make it wait."""
+    send = paramiko.Transport._send_user_message
+
+    def late_eof(transport: paramiko.Transport, message: paramiko.Message) -> None:
+        if message.asbytes()[:1] == cMSG_CHANNEL_EOF and threading.current_thread() is not transport:
+            time.sleep(0.5)
+        send(transport, message)
+
+    monkeypatch.setattr(paramiko.Transport, "_send_user_message", late_eof)
+    first = ssh_transport._client.get_transport()
+    assert [ssh_transport.run(["true"]).exit_status for _ in range(3)] == [0] * 3  # ends without reading stdin
+    assert ssh_transport.run(["cat"]).stdout == b""  # its stdin ends at once
+    assert ssh_transport.run(["wc", "-c"], input=b"xyz").text.strip() == "3"
+    assert ssh_transport._client.get_transport() is first
 
 
 def test_it_reuses_one_connection_for_many_commands(ssh_transport):
