@@ -6,9 +6,8 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -44,11 +43,9 @@ def notice_within(monkeypatch: pytest.MonkeyPatch, seconds: dict[str, int]) -> N
 
 
 @pytest.fixture
-def quick_to_notice(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
-    """Called, a frozen host is noticed in seconds (30 s and 15 s in production), yet a busy machine's sshd still
-    answers. The test calls it just before the freeze: the steps before it (the facts, the install, the reset) keep
-    production's limits, which a busy machine's sshd can need (a fresh clone's run once lost the facts read so)."""
-    return partial(notice_within, monkeypatch, dict.fromkeys(PRODUCTION_NOTICE_S, NOTICED_WITHIN_S))
+def quick_to_notice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frozen host is noticed in seconds (30 s and 15 s in production), yet a busy machine's sshd still answers."""
+    notice_within(monkeypatch, dict.fromkeys(PRODUCTION_NOTICE_S, NOTICED_WITHIN_S))
 
 
 def sshd_processes(server: SshServer) -> list[int]:
@@ -128,7 +125,6 @@ def test_a_run_that_finished_while_its_host_was_frozen_is_fetched_once_it_answer
         spec = trial(server.spec, installed_build, duration_s=4, collect_sar=False, collect_wait_events=False)
         runner, result = run_in_background(spec, server)
         pgbench = pgbench_started(server, runner, result)
-        quick_to_notice()
         time.sleep(1)  # between two probes: the runner is not in a command
 
         with frozen(server):
@@ -151,7 +147,6 @@ def test_a_host_frozen_once_its_run_finished_keeps_the_run_and_shows_the_wait_as
     def record_then_freeze(run: PgbenchRun, result: CommandResult, pgbench: str) -> None:
         """pgbench ended and its output is in hand: the host freezes before the steps after the run."""
         recorded(run, result, pgbench)
-        quick_to_notice()
         frozen_at[0] = time.monotonic()
         froze.append(freeze_for(server, THAW_AFTER_S))
 
@@ -202,7 +197,6 @@ def test_a_host_frozen_past_the_patience_fails_fast_and_the_next_attempt_stops_w
         spec = trial(server.spec, installed_build, duration_s=4, collect_sar=False, collect_wait_events=False)
         runner, result = run_in_background(spec, server, SHORT_PATIENCE)
         pgbench_started(server, runner, result)
-        quick_to_notice()
         time.sleep(1)
         with frozen(server):
             started = time.monotonic()
