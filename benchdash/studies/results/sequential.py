@@ -13,8 +13,8 @@ integration over the paths that did not cross before (Armitage, McPherson and Ro
 the confidence 1 - 2 (1 - Phi(c_k)): the repeated confidence intervals of Jennison and Turnbull, which all hold
 the truth together with 95%, whichever look a study stops on.
 
-scipy is imported inside the functions that use it: its import is heavy (docs/BENCHMARKS.md), which every process that
-loads the models (a worker, beat, each manage.py command) would otherwise pay at its start.
+scipy and numpy are imported inside the functions that use them: their imports are heavy (docs/BENCHMARKS.md), which
+every process that loads the models (a worker, beat, each manage.py command) would otherwise pay at its start.
 """
 
 from __future__ import annotations
@@ -22,10 +22,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from benchdash.studies.results.uncertainty import CONFIDENCE
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Points of the integration grid over the values that have not crossed yet: boundaries exact to about 1e-4.
 GRID_POINTS = 401
@@ -80,6 +82,7 @@ def look_confidences(fractions: tuple[float, ...], alpha: float = 1 - CONFIDENCE
 
 def boundaries(fractions: tuple[float, ...], alpha: float = 1 - CONFIDENCE) -> list[float]:
     """The two-sided boundaries c_k on the Z scale (see the module's description)."""
+    import numpy as np
     from scipy import stats
 
     first = min(float(stats.norm.isf(spent(fractions[0], alpha) / 2)), MAX_BOUNDARY)
@@ -101,6 +104,8 @@ def boundaries(fractions: tuple[float, ...], alpha: float = 1 - CONFIDENCE) -> l
 
 
 def _trapezoid_weights(grid: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     weights = np.full(grid.shape, grid[1] - grid[0])
     weights[[0, -1]] /= 2
     return weights
@@ -119,4 +124,6 @@ def _crossing_edge(grid: np.ndarray, weights: np.ndarray, step: float, target: f
 
 def _normal_density(z: np.ndarray) -> np.ndarray:
     """The standard normal density (scipy.stats' costs a hundred times more per call)."""
+    import numpy as np
+
     return np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)

@@ -1,6 +1,7 @@
 """How sure a difference is: the run-to-run spread of a cell, the interval of a ratio, and the verdict.
 
-Pure functions over TPS values, no database and no randomness: the same runs always give the same figures.
+Pure functions over TPS values, no database and no randomness: the same runs always give the same figures. numpy is
+imported inside the functions that use it, for the reason results/sequential.py gives.
 The method (docs/STATISTICS.md):
 
 1. Spread of a cell: the coefficient of variation of its runs' TPS (sample standard deviation / mean).
@@ -26,8 +27,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 CONFIDENCE = 0.95
 DEFAULT_THRESHOLD = 0.02
@@ -159,6 +162,8 @@ def kth_difference(values: Sequence[float], others: Sequence[float], k: int) -> 
 
     Narrows the value range by bisection, counting the pairs at or below a cut with one binary search per
     value, until few candidates are left, then sorts those: about (n + m) log(n m) steps instead of n m."""
+    import numpy as np
+
     value_array, other_array = np.asarray(values, dtype=float), np.asarray(others, dtype=float)
     if value_array.size * other_array.size <= PICK_AMONG:
         return float(np.partition(np.subtract.outer(value_array, other_array), k - 1, axis=None)[k - 1])
@@ -179,11 +184,15 @@ def kth_difference(values: Sequence[float], others: Sequence[float], k: int) -> 
 
 def _pairs_at_most(values: np.ndarray, others: np.ndarray, cut: float) -> int:
     """How many value - other <= cut, that is other >= value - cut."""
+    import numpy as np
+
     return int(others.size * values.size - np.searchsorted(others, values - cut, side="left").sum())
 
 
 def _pairs_between(values: np.ndarray, others: np.ndarray, low: float, high: float) -> np.ndarray:
     """The differences value - other in (low, high], selected exactly as _pairs_at_most counts them."""
+    import numpy as np
+
     starts = np.searchsorted(others, values - high, side="left")
     ends = np.searchsorted(others, values - low, side="left")
     lengths = ends - starts
