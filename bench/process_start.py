@@ -48,6 +48,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
+        os.chmod(scratch, 0o755)  # as root, manage.py runs as var/'s owner (benchdash/var_owner.py), who must enter it
         baseline = Path(scratch, "baseline")
         subprocess.run(["git", "worktree", "add", "-q", "--detach", str(baseline), args.baseline], cwd=ROOT, check=True)
         try:
