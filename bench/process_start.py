@@ -48,7 +48,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
-        os.chmod(scratch, 0o755)  # as root, manage.py runs as var/'s owner (benchdash/var_owner.py), who must enter it
+        # As root, manage.py runs as var/'s owner (benchdash/var_owner.py), who must enter the baseline's directory.
+        os.chmod(scratch, 0o755)  # noqa: S103
         baseline = Path(scratch, "baseline")
         subprocess.run(["git", "worktree", "add", "-q", "--detach", str(baseline), args.baseline], cwd=ROOT, check=True)
         try:
