@@ -2,7 +2,9 @@
 
 run_duet(specs, db) -> (leader's outcome, partner's outcome):
 1. The halves: the host's NUMA nodes when it has two or more (the first half of the nodes, and the rest), else its
-   online CPUs split in two (the first half, and the rest).
+   online CPUs split in two, core by core: a core's hyperthreads (its thread siblings) go to the same half, so that
+   the sides share no core (a Linux host numbers siblings apart: on 8 cores of 2 threads, CPUs 0 and 8 are one core).
+   Only an odd number of cores splits the middle one, one thread to each half.
 2. Once for both sides: stop what earlier trials left running (background commands, servers), and open no gate.
 3. Each side runs as a trial (runner.run_trial) in a thread of its own: its own cluster directory and port, its server
    started under `taskset` of its half (spec.duet_half, drawn by the plan), its pgbench too. The sides set up one
@@ -36,6 +38,14 @@ from workers.transport import Transport
 from workers.trial_cluster import ONLINE_CPUS, stop_leftover_servers
 
 NUMA_NODES = "/sys/devices/system/node"
+CPUS = "/sys/devices/system/cpu"
+# The NUMA nodes' CPU lists, one a line; each online CPU's thread siblings ("core ..."); the online CPUs ("online ...").
+HALVES_SCRIPT = f"""cat {NUMA_NODES}/node[0-9]*/cpulist 2>/dev/null
+for siblings in {CPUS}/cpu[0-9]*/topology/thread_siblings_list; do
+  [ -r "$siblings" ] && echo "core $(cat "$siblings")"
+done
+echo "online $(cat {ONLINE_CPUS})"
+"""
 SIDES = 2
 # How long a side that is ready waits for the other: its setup (a data load of a large scale) may take long.
 BARRIER_S = 3600.0
@@ -58,23 +68,26 @@ def half_memory_kb(transport: Transport) -> int | None:
 
 
 def cpu_halves(transport: Transport) -> tuple[list[int], list[int]]:
-    """Step 1: the host's two halves of CPUs, its NUMA nodes' where it has two or more."""
-    nodes = transport.run(
-        ["sh", "-c", f'cat {NUMA_NODES}/node[0-9]*/cpulist 2>/dev/null; echo "online $(cat {ONLINE_CPUS})"'],
-        timeout=60,
-    ).text.splitlines()
-    online = parse_cpu_list(nodes.pop().removeprefix("online "))
-    node_cpus = [parse_cpu_list(line) for line in nodes if line.strip()]
-    return halves_of(node_cpus, online)
+    """Step 1: the host's two halves of CPUs, its NUMA nodes' where it has two or more, else whole cores to each."""
+    lines = transport.run(["sh", "-c", HALVES_SCRIPT], timeout=60).text.splitlines()
+    online = parse_cpu_list(lines.pop().removeprefix("online "))
+    cores = [parse_cpu_list(line.removeprefix("core ")) for line in lines if line.startswith("core ")]
+    node_cpus = [parse_cpu_list(line) for line in lines if line.strip() and not line.startswith("core ")]
+    return halves_of(node_cpus, online, cores)
 
 
-def halves_of(node_cpus: list[list[int]], online: list[int]) -> tuple[list[int], list[int]]:
-    """Two or more NUMA nodes: the first half of the nodes, and the rest; else the online CPUs split in two."""
+def halves_of(
+    node_cpus: list[list[int]], online: list[int], cores: list[list[int]] | None = None
+) -> tuple[list[int], list[int]]:
+    """Two or more NUMA nodes: the first half of the nodes, and the rest; else the online CPUs in two, cores (each a
+    CPU's thread siblings; a CPU of no core counts as one) whole to each half but for an odd number's middle one."""
     if len(node_cpus) >= SIDES:
         middle = len(node_cpus) // SIDES
         return sorted(sum(node_cpus[:middle], [])), sorted(sum(node_cpus[middle:], []))
-    middle = len(online) // SIDES
-    return online[:middle], online[middle:]
+    core_of = {cpu: min(core) for core in cores or [] for cpu in core}
+    by_core = sorted(online, key=lambda cpu: (core_of.get(cpu, cpu), cpu))
+    middle = len(by_core) // SIDES
+    return sorted(by_core[:middle]), sorted(by_core[middle:])
 
 
 @dataclass
