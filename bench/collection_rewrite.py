@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.timing import medians, timed  # noqa: E402
+from bench.timing import median_rows, timed  # noqa: E402
 
 COLLECT = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
 REWRITE = [sys.executable, "tests/rewrite_ahead.py"]
@@ -57,9 +57,7 @@ def main() -> None:
             times[label].append(timed(partial(run, argv)))
     print(f"{rounds} rounds, taking turns; load average {os.getloadavg()[0]:.1f}")
     print("\n| run | wall s (median) | CPU s (median) |\n| --- | ---: | ---: |")
-    for label, runs in times.items():
-        wall, cpu = medians(runs)
-        print(f"| {label} | {wall:.2f} | {cpu:.2f} |")
+    print(median_rows(times))
 
 
 if __name__ == "__main__":

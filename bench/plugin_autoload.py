@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.collection_rewrite import COLLECT, COMPILE, REWRITE, run  # noqa: E402
-from bench.timing import medians, timed  # noqa: E402
+from bench.timing import in_turns, median_rows  # noqa: E402
 
 AUTOLOADED = [*COLLECT, "-o", "addopts=-ra --strict-markers"]
 ROUND = {
@@ -34,17 +34,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     rounds = parser.parse_args().rounds
-    times: dict[str, list[tuple[float, float]]] = {label: [] for label in ROUND}
     run(COMPILE)
     run(REWRITE)
-    for _ in range(rounds):
-        for label, argv in ROUND.items():
-            times[label].append(timed(partial(run, argv)))
+    times = in_turns({label: partial(run, argv) for label, argv in ROUND.items()}, rounds)
     print(f"{rounds} rounds, taking turns; load average {os.getloadavg()[0]:.1f}")
     print("\n| a worker's collection | wall s (median) | CPU s (median) |\n| --- | ---: | ---: |")
-    for label, runs in times.items():
-        wall, cpu = medians(runs)
-        print(f"| {label} | {wall:.2f} | {cpu:.2f} |")
+    print(median_rows(times))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 import resource
 import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 
 def children_cpu_s() -> float:
@@ -30,3 +30,22 @@ def medians(pairs: Iterable[tuple[float, float]]) -> tuple[float, float]:
     """The median wall and the median CPU time of (wall, CPU) pairs."""
     walls, cpus = zip(*pairs, strict=True)
     return statistics.median(walls), statistics.median(cpus)
+
+
+def in_turns(work: Mapping[str, Callable[[], object]], rounds: int) -> dict[str, list[tuple[float, float]]]:
+    """(wall, CPU) of each piece of work, once a round for rounds rounds, the pieces taking turns within each round so
+    that the machine's load falls on all of them alike."""
+    times: dict[str, list[tuple[float, float]]] = {label: [] for label in work}
+    for _ in range(rounds):
+        for label, one in work.items():
+            times[label].append(timed(one))
+    return times
+
+
+def median_rows(times: Mapping[str, Iterable[tuple[float, float]]]) -> str:
+    """A Markdown table's rows: each label with its median wall and CPU seconds."""
+    rows = []
+    for label, pairs in times.items():
+        wall, cpu = medians(pairs)
+        rows.append(f"| {label} | {wall:.2f} | {cpu:.2f} |")
+    return "\n".join(rows)
