@@ -2,12 +2,16 @@
 
 import json
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from django.core.management import CommandError, call_command
 
+from benchdash.studies.management.commands import settings_catalog
 from tests.queue.support import own_work_dir, register_build, register_host
+from workers.host_lock import host_lock
 from workers.settings_catalog import load_catalog
+from workers.transport import connect
 
 pytestmark = pytest.mark.django_db
 
@@ -30,3 +34,23 @@ def test_it_refuses_a_build_it_does_not_know(local_target):
     register_host(local_target)
     with pytest.raises(CommandError, match="no registered build named or of major '8.4'"):
         call_command("settings_catalog", "8.4")
+
+
+def test_it_never_starts_its_cluster_beside_another_installation_s_trial(local_target, installed_build, tmp_path):
+    """The throwaway cluster would load the host under the other installation's run: the command waits for the
+    host-wide lock (workers/host_lock.py), then refuses, nothing run there."""
+    host = register_host(local_target)
+    build = register_build(installed_build)
+    staging = "6f1d3a52-0000-4000-8000-000000000001"  # another installation sharing the host
+    with (
+        patch.object(settings_catalog, "COMMAND_LOCK_WAIT_S", 0),
+        connect(host.whole_spec().for_installation(staging)) as other,
+        host_lock(other),
+        pytest.raises(CommandError) as refused,
+    ):
+        call_command("settings_catalog", build.major, "--output-dir", str(tmp_path))
+    assert str(refused.value) == (
+        f"host local is busy with another benchdash installation ({staging}): nothing was run there; "
+        "run this again once it is free"
+    )
+    assert list(tmp_path.iterdir()) == [] and list(Path(own_work_dir(host)).glob("settings-catalog-*")) == []
