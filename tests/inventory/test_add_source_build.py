@@ -7,15 +7,19 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from io import StringIO
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from benchdash.inventory import host_facts
 from benchdash.inventory.models import Build
 from tests.factories import HostFactory
 from tests.source_tree import LOCK_COUNTERS_PATCH, VERSION, patch_file, source_tarball
+from workers.host_lock import host_lock
 from workers.spec import HostSpec
+from workers.transport import connect
 
 pytestmark = pytest.mark.django_db
 
@@ -48,6 +52,22 @@ def test_built_on_a_host_it_records_the_configure_line_and_compiler_and_the_buil
     assert build.compiler and f"configure line: {build.configure_line}" in output
     page = client.get(reverse("inventory:builds")).content.decode()
     assert build.compiler in page and build.source_digest[:16] in page
+
+
+def test_it_never_compiles_beside_another_installation_s_trial(local_target: HostSpec, tmp_path: Path) -> None:
+    """A compile would load the host under the other installation's run: the command waits for the host-wide lock
+    (benchdash/inventory/host_commands.py), then refuses to compile, the build registered, nothing run there."""
+    host = HostFactory(name="local", address="", work_dir=local_target.work_dir)
+    staging = "6f1d3a52-0000-4000-8000-000000000001"  # another installation sharing the host
+    with (
+        patch.object(host_facts, "COMMAND_LOCK_WAIT_S", 0),
+        connect(host.whole_spec().for_installation(staging)) as other,
+        host_lock(other),
+        pytest.raises(CommandError, match=rf"busy with another benchdash installation \({staging}\): nothing was run"),
+    ):
+        add_source_build("fake", "--tarball", str(source_tarball(tmp_path)), "--build-on", "local")
+    assert Build.objects.get(name="fake").configure_line == ""  # registered, never compiled
+    assert not list(Path(host.installation_spec().work_dir).glob("builds/*"))
 
 
 @pytest.mark.parametrize(

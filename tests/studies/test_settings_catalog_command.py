@@ -7,7 +7,7 @@ from unittest.mock import patch
 import pytest
 from django.core.management import CommandError, call_command
 
-from benchdash.studies.management.commands import settings_catalog
+from benchdash.inventory import host_facts
 from tests.queue.support import own_work_dir, register_build, register_host
 from workers.host_lock import host_lock
 from workers.settings_catalog import load_catalog
@@ -43,7 +43,7 @@ def test_it_never_starts_its_cluster_beside_another_installation_s_trial(local_t
     build = register_build(installed_build)
     staging = "6f1d3a52-0000-4000-8000-000000000001"  # another installation sharing the host
     with (
-        patch.object(settings_catalog, "COMMAND_LOCK_WAIT_S", 0),
+        patch.object(host_facts, "COMMAND_LOCK_WAIT_S", 0),
         connect(host.whole_spec().for_installation(staging)) as other,
         host_lock(other),
         pytest.raises(CommandError) as refused,

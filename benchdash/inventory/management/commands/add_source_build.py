@@ -6,11 +6,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from benchdash.inventory.host_commands import host_held
 from benchdash.inventory.models import Build, Host
 from benchdash.inventory.source_builds import SourceBuildRefused, build_record_compile, build_register_source
 from workers import source_build
 from workers.builds import BuildInstallError, install_build
-from workers.transport import TransportError, connect
+from workers.transport import TransportError
 
 
 class Command(BaseCommand):
@@ -53,7 +54,7 @@ class Command(BaseCommand):
         if host is None:
             raise CommandError(f"no host named {host_name!r} (see register_local, or the admin)")
         try:
-            with connect(host.installation_spec()) as transport:
+            with host_held(host.installation_spec()) as transport:
                 installed = install_build(transport, build.spec())
                 info = source_build.read_build_info(transport, posixpath.dirname(installed.bin_dir))
         except (BuildInstallError, TransportError) as error:

@@ -2,8 +2,8 @@
 
 Starts a throwaway cluster of the build on a host (default `local`), reads its pg_settings, stops and
 removes it, and writes workers/settings_catalog/<major>.json (see workers/settings_catalog.py). The
-files are part of the repository: commit them. The cluster runs under the host-wide lock (workers/host_lock.py),
-never beside another installation's trial: a host busy with one for COMMAND_LOCK_WAIT_S is refused, nothing run.
+files are part of the repository: commit them. The cluster runs under the host-wide lock, never beside another
+installation's trial (benchdash/inventory/host_commands.py).
 """
 
 import posixpath
@@ -13,12 +13,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from benchdash.inventory.host_facts import COMMAND_LOCK_WAIT_S
+from benchdash.inventory.host_commands import host_held
 from benchdash.inventory.models import LOCAL_HOST_NAME, Build, Host
 from benchdash.studies.lifecycle.specs import build_spec, host_spec
 from workers.builds import BuildInstallError, install_build
 from workers.cluster import Cluster, ClusterError
-from workers.host_lock import HostLockBusy, host_lock_on
 from workers.settings_catalog import CATALOG_DIR, SettingsCatalog, catalog_text
 from workers.transport import Transport, TransportError
 
@@ -39,15 +38,13 @@ class Command(BaseCommand):
         output_dir = Path(options["output_dir"])
         output_dir.mkdir(parents=True, exist_ok=True)
         try:
-            with host_lock_on(host_spec(host), COMMAND_LOCK_WAIT_S) as transport:
+            with host_held(host_spec(host)) as transport:
                 for build in builds:
                     catalog = _catalog_of(transport, build)
                     path = output_dir / f"{catalog.major}.json"
                     path.write_text(catalog_text(catalog, source=f"pg_settings of {build.name}"), encoding="utf-8")
                     self.stdout.write(f"{path}: PostgreSQL {catalog.version}, {len(catalog.settings)} settings")
             Host.note_answered(host.name)
-        except HostLockBusy as busy:
-            raise CommandError(f"{busy}: nothing was run there; run this again once it is free") from busy
         except (BuildInstallError, ClusterError, TransportError) as error:
             raise CommandError(str(error)) from error
 
