@@ -23,7 +23,7 @@ from benchdash.inventory.models import Host
 from benchdash.studies.lifecycle.services import ACTIVE
 from benchdash.studies.lifecycle.specs import host_spec, trial_spec
 from benchdash.studies.models import Study, Trial
-from workers.transport import connect
+from workers.host_lock import HostLockBusy, host_lock_on
 from workers.trial_cluster import cluster_dir
 from workers.work_dir_cleanup import (
     ClusterOnHost,
@@ -38,16 +38,25 @@ from workers.work_dir_cleanup import (
 
 def clear_host_clusters(host: Host, *, clear_kept: bool) -> list[str]:
     """Remove the host's clusters and pristine data that nothing needs (clear_kept: kept ones and pristine data
-    used lately too), note what its work dir holds now on its row, and return the paths removed."""
-    with connect(host_spec(host)) as transport:
-        removable = removable_clusters(host, clusters_on_host(transport), clear_kept=clear_kept)
-        removed = remove_clusters(transport, removable)
-        unneeded = removable_pristine(host, pristine_on_host(transport), clear_kept=clear_kept)
-        removed += remove_pristine(transport, unneeded)
-        usage = work_dir_usage(transport)
-    # It answered: a note that an attempt waits for it is no longer true (host_wait.py's promise for any connection).
+    used lately too), note what its work dir holds now on its row, and return the paths removed. Under the host-wide
+    lock (workers/host_lock.py), which this installation's own running trial lets it share: never beside another
+    installation's trial, whose run the removals and the usage's walk would load. A host busy with one keeps
+    everything, the holder noted on its row; the next clear (the sweep, a study's end, the button) tries again."""
+    try:
+        with host_lock_on(host_spec(host)) as transport:
+            removable = removable_clusters(host, clusters_on_host(transport), clear_kept=clear_kept)
+            removed = remove_clusters(transport, removable)
+            unneeded = removable_pristine(host, pristine_on_host(transport), clear_kept=clear_kept)
+            removed += remove_pristine(transport, unneeded)
+            usage = work_dir_usage(transport)
+    except HostLockBusy as busy:
+        Host.note_busy(host.name, busy.holder)
+        return []
+    # It answered: a note that an attempt waits for it is no longer true (host_wait.py's promise for any connection),
+    # nor one that another installation holds it.
     measured = {"work_dir_usage": usage, "work_dir_measured_at": timezone.now(), "unreachable_since": None}
     Host.objects.filter(pk=host.pk).update(**measured)
+    Host.note_busy(host.name, "")
     return removed
 
 
