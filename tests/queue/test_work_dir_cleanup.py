@@ -169,17 +169,18 @@ def test_the_clear_button_needs_a_login_the_permission_to_queue_studies_and_a_po
 
 def test_a_clear_keeps_everything_while_another_installation_s_trial_holds_the_host(local_target):
     """Its removals and the usage's walk would load the host under the other installation's run: the clear waits
-    for nothing, removes nothing and notes the holder; once the host is free, the next clear does its work."""
+    for nothing, removes nothing and notes the holder; once the host is free, the next clear does its work. The
+    sweep's clear (clear_kept off): the queue tests' pristine data, shared by the pytest worker, stays."""
     host = register_host(local_target)
     with connect(host_spec(host)) as transport:  # the clusters dir, as a trial makes it: the target's account's
         transport.run(["mkdir", "-p", f"{own_work_dir(host)}/clusters"])
     leftover = leftover_cluster(own_work_dir(host), "ended-s1-f100", 999_999)  # a study no longer in the store
     staging = "6f1d3a52-0000-4000-8000-000000000001"  # another installation sharing the host
     with connect(host.whole_spec().for_installation(staging)) as other, host_lock(other):
-        assert clear_host_clusters(host, clear_kept=True) == []
+        assert clear_host_clusters(host, clear_kept=False) == []
     host.refresh_from_db()
     assert leftover.exists() and host.busy_with == staging
 
-    assert clear_host_clusters(host, clear_kept=True) == [str(leftover)]
+    assert clear_host_clusters(host, clear_kept=False) == [str(leftover)]
     host.refresh_from_db()
     assert not leftover.exists() and host.busy_with == "" and host.work_dir_usage["clusters"] == 0
