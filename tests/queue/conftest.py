@@ -303,10 +303,12 @@ def shared_worker_session(
     processes.env = {"BENCHDASH_REQUEUE_EVERY": "3600"}
     yield SharedWorker(processes)
     processes.stop_all()
+    # Clients only: an autovacuum worker on the database runs as a superuser, whom this role may not end (a fresh
+    # clone's run failed so at teardown), and DROP DATABASE ends it itself.
     with django_db_blocker.unblock(), connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
         )
 
 
