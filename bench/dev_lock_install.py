@@ -49,9 +49,9 @@ def main() -> None:
         locks = {f"{args.baseline}'s lock": baseline, "this checkout's lock": ROOT / "requirements-dev.txt"}
         times: dict[str, list[tuple[float, float]]] = {label: [] for label in locks}
         sizes: dict[str, float] = {}
-        for round_number in range(args.rounds):
+        venv = Path(scratch, "venv")
+        for _ in range(args.rounds):
             for label, lock in locks.items():
-                venv = Path(scratch, f"venv-{round_number}-{len(sizes)}-{len(times[label])}")
                 times[label].append(timed(partial(install, lock, venv)))
                 sizes[label] = size_mb(venv)
                 subprocess.run(["rm", "-rf", str(venv)], check=True)

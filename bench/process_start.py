@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.timing import medians, timed  # noqa: E402
+from bench.timing import in_turns, medians  # noqa: E402
 
 COMPILE = [sys.executable, "-m", "compileall", "-q", "benchdash", "workers"]
 COMMANDS = {
@@ -68,10 +68,7 @@ def report(args: argparse.Namespace, checkouts: dict[str, Path]) -> None:
     print(f"baseline {args.baseline}, {args.runs} runs each, taking turns; load {os.getloadavg()}")
     print("\n| process | checkout | wall s (median) | CPU s (median) |\n| --- | --- | ---: | ---: |")
     for name, argv in COMMANDS.items():
-        times: dict[str, list[tuple[float, float]]] = {label: [] for label in checkouts}
-        for _ in range(args.runs):
-            for label, checkout in checkouts.items():
-                times[label].append(timed(partial(run_in, checkout, argv)))
+        times = in_turns({label: partial(run_in, checkout, argv) for label, checkout in checkouts.items()}, args.runs)
         for label, runs in times.items():
             wall, cpu = medians(runs)
             print(f"| {name} | {label} | {wall:.2f} | {cpu:.2f} |")
