@@ -71,8 +71,7 @@ class CgroupLayout:
         """The directories root delegates to the account (delegation_command)."""
         if not _SAFE_ACCOUNT.match(account):
             raise CpuQuotaError(f"the run account's name {account!r} is not one benchdash puts in a cgroup path")
-        name = DELEGATED_PREFIX + account
-        return CgroupDirs(self.version, f"{self.quota_root}/{name}", f"{self.usage_root}/{name}")
+        return CgroupDirs(self.version, self.quota_root, self.usage_root).below(DELEGATED_PREFIX + account)
 
     def delegation_script(self, account: str) -> str:
         """What root runs once so that the run account may make cgroups under its own directory."""
@@ -95,7 +94,10 @@ class CgroupDirs:
 
     def child(self, work_dir: str) -> "CgroupDirs":
         """The cgroup of the servers of one work dir: installations and test runs sharing a host never share one."""
-        name = "server-" + hashlib.sha256(work_dir.encode()).hexdigest()[:12]
+        return self.below("server-" + hashlib.sha256(work_dir.encode()).hexdigest()[:12])
+
+    def below(self, name: str) -> "CgroupDirs":
+        """The cgroup `name` under this one, in both hierarchies."""
         return CgroupDirs(self.version, f"{self.quota_dir}/{name}", f"{self.usage_dir}/{name}")
 
     def procs_files(self) -> list[str]:
