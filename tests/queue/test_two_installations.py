@@ -37,6 +37,8 @@ from tests.store_template import store_url
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 # The second installation's rows and study, made by its own process on its own store.
+# Its runs take 3 s: the first installation's study, queued once the second's first run is seen, meets it still
+# running after the form's post and the noise check's connection, even on a loaded machine.
 QUEUE_SECOND = """
 from django.core.management import call_command
 from benchdash.studies.preset_sync import presets_sync
@@ -46,7 +48,7 @@ presets_sync()
 paced_reference_scenario()
 host, build = register_host({host!r}), register_build({build!r})
 call_command("queue_study", "--host", host.name, "--builds", build.major, "--scenarios", "paced-reference",
-             "--clients", "1,2", "--repetitions", "1", "--duration", "2", "--no-sar", "--no-wait-events",
+             "--clients", "1,2", "--repetitions", "1", "--duration", "3", "--no-sar", "--no-wait-events",
              "--title", "second")
 """
 READ_SECOND = """
@@ -86,11 +88,14 @@ def shared_target() -> Iterator[SshServer]:
 
 
 class PgbenchWatch:
-    """Every pgbench process (a data load or a run) started through the target's sshd, and when it was seen, from
-    /proc every 50 ms: the most that ran at once on the target. Other checkouts' tests on this machine run pgbench as
-    the same account: a process is the target's when its SSH_CONNECTION names the target's port. Two at once would
-    overlap for hundreds of ms at least (a data load at scale 1, a 2 s run), and a scan's CPU grows with the machine's
-    processes: a shorter period would only take CPU from the tests beside this one."""
+    """Every pgbench process that loads data or runs, started through the target's sshd, from /proc every 50 ms: the
+    most that ran at once on the target. A `pgbench --version` (the host's facts, read before a study under the lock
+    too) is no run: a test that took one for the second installation's first trial queued the first installation's
+    study while the host was free, and the first never waited (a fresh clone's failure). Other checkouts' tests on
+    this machine run pgbench as the same account: a process is the target's when its SSH_CONNECTION names the
+    target's port. Two at once would overlap for hundreds of ms at least (a data load at scale 1, a run of 1 s or
+    more), and a scan's CPU grows with the machine's processes: a shorter period would only take CPU from the tests
+    beside this one."""
 
     def __init__(self, port: int) -> None:
         self.through = f" {port}".encode()
@@ -101,7 +106,7 @@ class PgbenchWatch:
 
     def watch(self) -> None:
         while not self.stop.wait(0.05):
-            running = {pid for pid in pgbench_pids() if self.started_through_the_target(pid)}
+            running = {pid for pid in pgbench_pids() if self.started_through_the_target(pid) and loads_or_runs(pid)}
             self.seen |= running
             self.most_at_once = max(self.most_at_once, len(running))
 
@@ -111,6 +116,14 @@ class PgbenchWatch:
         except OSError:
             return False
         return any(line.startswith(b"SSH_CONNECTION=") and line.endswith(self.through) for line in environment)
+
+
+def loads_or_runs(pid: int) -> bool:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"--version" not in argv
 
 
 def pgbench_pids() -> set[int]:
@@ -152,11 +165,12 @@ def test_two_installations_take_turns_on_a_shared_target_without_a_wasted_attemp
 
     try:
         second.worker("second")
-        celery_processes.worker("first")  # up before the second's trials run, so that one of the first's meets them
-        run_shell(QUEUE_SECOND.format(host=target, build=installed_build), second_store, redis_server.url)
-        wait_for(lambda: watch.seen, 120, "the second installation's first trial to run pgbench")
-
+        # Up, and serving the host, before the second's trials run, so that one of the first's meets them.
         host, build = register_host(target), register_build(installed_build)
+        celery_processes.worker("first")
+        run_shell(QUEUE_SECOND.format(host=target, build=installed_build), second_store, redis_server.url)
+        wait_for(lambda: watch.seen, 120, "the second installation's first trial to load its data or run pgbench")
+
         data = form_data(host=host, builds=[build], baseline=build, scenarios=[paced_reference_scenario()])
         client.post(reverse("studies:new"), {**data, "collect_sar": "", "collect_wait_events": ""})
         study = Study.objects.get(title="queue test")
