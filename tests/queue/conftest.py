@@ -1,4 +1,5 @@
-"""A real Celery worker (and beat) as subprocesses, on the test database and a Redis db of their own.
+"""A real Celery worker (and beat) as processes of their own (forked from tests/queue/fork_server.py), on the test
+database and a Redis db of their own.
 
 The tests using them are transaction=True, so the worker sees committed rows.
 """
@@ -23,6 +24,7 @@ from django.db import connection
 from benchdash.celery import app
 from benchdash.studies.models import Scenario
 from benchdash.studies.preset_sync import presets_sync
+from tests.queue.fork_server import CELERY_FORKS, CeleryProcess
 from tests.queue.in_process import TasksInProcess
 from tests.sshd import free_port
 from tests.store_template import store_url
@@ -186,30 +188,23 @@ class Processes:
     def __init__(self, broker_url: str, log_dir: Path) -> None:
         self.broker_url = broker_url
         self.log_dir = log_dir
-        self.started: list[subprocess.Popen] = []
+        self.started: list[CeleryProcess] = []
         self.env: dict[str, str] = {}
 
-    def worker(self, name: str, concurrency: int = 1) -> subprocess.Popen:
+    def worker(self, name: str, concurrency: int = 1) -> CeleryProcess:
         argv = [CELERY, "-A", "benchdash", "worker", "--loglevel", "INFO", "--concurrency", str(concurrency)]
         argv += ["--hostname"]
         argv += [f"{name}@%h", "--without-gossip", "--without-mingle"]
         return self.start(name, argv, ready="ready.")
 
-    def beat(self) -> subprocess.Popen:
+    def beat(self) -> CeleryProcess:
         argv = [CELERY, "-A", "benchdash", "beat", "--loglevel", "INFO", "--schedule", str(self.log_dir / "beat")]
         return self.start("beat", argv, ready="beat: Starting")
 
-    def start(self, name: str, argv: list[str], ready: str) -> subprocess.Popen:
+    def start(self, name: str, argv: list[str], ready: str) -> CeleryProcess:
         log = self.log_dir / f"{name}.log"
-        with log.open("wb") as output:
-            process = subprocess.Popen(
-                argv,
-                cwd=ROOT,
-                env=worker_env(self.broker_url, **self.env),
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        log.write_bytes(b"")
+        process = CELERY_FORKS.start(argv, worker_env(self.broker_url, **self.env), ROOT, log)
         self.started.append(process)
         deadline = time.monotonic() + 60
         while ready not in log.read_text(errors="replace"):
@@ -218,7 +213,7 @@ class Processes:
             time.sleep(0.2)
         return process
 
-    def kill(self, process: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
+    def kill(self, process: CeleryProcess, sig: int = signal.SIGKILL) -> None:
         """Signal the whole group: the worker and its pool process, as a lost machine would."""
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, sig)
@@ -267,7 +262,7 @@ class SharedWorker:
     def __init__(self, processes: Processes) -> None:
         self.processes = processes
         self.name = f"shared-gw{XDIST_WORKER}"
-        self.process: subprocess.Popen | None = None
+        self.process: CeleryProcess | None = None
 
     def ensure_started(self) -> None:
         if self.process is None or self.process.poll() is not None:
