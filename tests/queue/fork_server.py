@@ -17,6 +17,7 @@ It reaps its forks when asked about them; it ends when its stdin closes (its pyt
 from __future__ import annotations
 
 import atexit
+import gc
 import importlib
 import json
 import os
@@ -141,6 +142,7 @@ def serve() -> None:
     sys.path[0:1] = [str(Path(sys.executable).parent), str(ROOT)]
     for name in PRELOADED:
         importlib.import_module(name)
+    gc.freeze()  # what was imported stays out of the forks' collections, which would copy every page they touch
     answers = os.dup(sys.stdout.fileno())
     ended: dict[int, int] = {}
     for line in sys.stdin:
