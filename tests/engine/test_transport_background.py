@@ -22,9 +22,14 @@ def family_pids(transport) -> list[int]:
 
 
 def start_family(transport, name: str) -> list[int]:
-    transport.start_background(name, ["sh", "-c", FAMILY, "sh", transport.host.work_dir])
+    """Start the family as the background command name; its parent's and child's pids. The session's SSH target
+    keeps the pid files of the family of an earlier test, whose processes are gone: they go first, or a family slow to
+    write its own (a loaded machine) was taken for that one (a fresh clone's failure)."""
+    work_dir = transport.host.work_dir
+    transport.run(["rm", "-f", "--", f"{work_dir}/parent.pid", f"{work_dir}/child.pid"])
+    transport.start_background(name, ["sh", "-c", FAMILY, "sh", work_dir])
     deadline = time.monotonic() + 5
-    while not transport.exists(f"{transport.host.work_dir}/parent.pid") and time.monotonic() < deadline:
+    while not transport.exists(f"{work_dir}/parent.pid") and time.monotonic() < deadline:
         time.sleep(0.05)
     return family_pids(transport)
 
