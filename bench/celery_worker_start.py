@@ -64,7 +64,6 @@ def session_cpu_s(session: int) -> float:
 
 def one_worker(start: Callable[[Path], CeleryProcess], log: Path) -> tuple[float, float]:
     """Seconds to ready, CPU seconds of the worker's session by then."""
-    log.write_bytes(b"")
     started = time.perf_counter()
     worker = start(log)
     while b"ready." not in log.read_bytes():

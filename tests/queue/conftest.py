@@ -203,7 +203,6 @@ class Processes:
 
     def start(self, name: str, argv: list[str], ready: str) -> CeleryProcess:
         log = self.log_dir / f"{name}.log"
-        log.write_bytes(b"")
         process = CELERY_FORKS.start(argv, worker_env(self.broker_url, **self.env), ROOT, log)
         self.started.append(process)
         deadline = time.monotonic() + 60

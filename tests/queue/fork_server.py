@@ -2,7 +2,7 @@
 and the engine's libraries once, and forks each worker and beat the tests start.
 
 Started as the `celery` command, a worker spends about 0.8 s of CPU before it says "ready.", most of it importing;
-the tests start about a hundred. Forked from this server it spends about 0.3 s (docs/BENCHMARKS.md). What runs in the
+the tests start about a hundred. Forked from this server it spends about 0.2 s (docs/BENCHMARKS.md). What runs in the
 fork is Celery's own command line (`celery.bin.celery.main`) with the test's argv, environment and working directory,
 in a session of its own, as the command would run: the server imports nothing that reads a setting (Django's
 settings, the app and its tasks are imported in the fork, from the fork's environment), starts no thread, and leaves
@@ -21,10 +21,12 @@ import gc
 import importlib
 import json
 import os
+import random
 import subprocess
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -93,6 +95,7 @@ class ForkServer:
         the transport's notice), which the server's Python did long before."""
         if python_start(env) != python_start(os.environ):
             return started_as_a_command(argv, env, cwd, log)
+        log.write_bytes(b"")  # there when start returns, as the command's is: the caller reads it for "ready."
         answer = self.ask({"fork": argv, "env": env, "cwd": str(cwd), "log": str(log)})
         return ForkedProcess(self, answer["pid"])
 
@@ -144,20 +147,16 @@ def serve() -> None:
         importlib.import_module(name)
     gc.freeze()  # what was imported stays out of the forks' collections, which would copy every page they touch
     answers = os.dup(sys.stdout.fileno())
-    ended: dict[int, int] = {}
     for line in sys.stdin:
         request = json.loads(line)
-        answer = {"pid": fork(request)} if "fork" in request else {"returncode": reaped(request["poll"], ended)}
+        answer = {"pid": fork(request)} if "fork" in request else {"returncode": reaped(request["poll"])}
         os.write(answers, (json.dumps(answer) + "\n").encode())
 
 
-def reaped(pid: int, ended: dict[int, int]) -> int | None:
-    if pid not in ended:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done == 0:
-            return None
-        ended[pid] = os.waitstatus_to_exitcode(status)
-    return ended[pid]
+def reaped(pid: int) -> int | None:
+    """The fork's exit code once it ended, reaped then (ForkedProcess keeps it: it is asked no more)."""
+    done, status = os.waitpid(pid, os.WNOHANG)
+    return os.waitstatus_to_exitcode(status) if done else None
 
 
 def fork(request: dict) -> int:
@@ -177,8 +176,6 @@ def run_celery(request: dict) -> None:
         os.environ.update(request["env"])
         own_standard_streams(request["log"])
         sys.argv = request["fork"]
-        import random
-
         random.seed()  # the server's state, copied into every fork, would repeat in each
         from celery.bin.celery import main
 
@@ -187,8 +184,6 @@ def run_celery(request: dict) -> None:
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     except BaseException:  # noqa: BLE001 (reported in the log, as an uncaught exception would be)
-        import traceback
-
         traceback.print_exc()
     finally:
         atexit._run_exitfuncs()
