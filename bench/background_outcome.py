@@ -1,6 +1,6 @@
 """What reading a finished background command's outcome costs on the host `local`: one command that prints its exit
-status, stdout and stderr (background_scripts.OUTCOME, since 044fe15) against the three it took before (the status
-script, then `cat` of each output), each after the same wait.
+status, stdout and stderr (since 044fe15; the wait itself prints them now, bench/background_latency.py) against the
+three it took before (the status script, then `cat` of each output), each after the same wait.
 
 Usage (as root, or as a worker's account with its sudoers rule):  .venv/bin/python bench/background_outcome.py
 [--rounds 9] [--commands 50]
@@ -75,7 +75,7 @@ def main() -> None:
     scratch = LocalTransport(HostSpec(name="local", address="", work_dir="/tmp"))
     work_dir = scratch.run(["mktemp", "-d", "/tmp/benchdash-bench-outcome-XXXXXX"]).text.strip()
     transport = LocalTransport(HostSpec(name="local", address="", work_dir=work_dir))
-    reads = {"status, then cat of each output (before)": three_commands, "one OUTCOME command": one_command}
+    reads = {"status, then cat of each output (before)": three_commands, "one command (the wait, now)": one_command}
     measured: dict[str, list[tuple[float, float]]] = {name: [] for name in reads}
     try:
         for _ in range(args.rounds):

@@ -83,8 +83,8 @@ setsid -f sh -c "$wrapper" sh "$run" "$name" "$@" </dev/null >"$run/$name.out" 2
 i=0
 while [ ! -s "$run/$name.pid" ] && [ ! -f "$run/$name.rc" ]; do
   i=$((i + 1))
-  if [ "$i" -gt 200 ]; then echo "background command $name did not start" >&2; exit 1; fi
-  sleep 0.05
+  if [ "$i" -gt 1000 ]; then echo "background command $name did not start" >&2; exit 1; fi
+  sleep 0.01
 done
 """
 )
@@ -115,40 +115,47 @@ exit 0
 """
 )
 
-# $1 run dir, $2 name, $3 limit in tenths of a second.
+# $1 run dir, $2 name: prints a line "<exit status, or - when there is none> <bytes of stdout>", then the command's
+# stdout and its stderr. Two processes (wc and cat): the rest are the shell's own; a command that has ended no longer
+# writes its outputs.
+_OUTCOME = r"""
+outcome() {
+  rc=
+  { read -r rc < "$1/$2.rc"; } 2>/dev/null
+  : >> "$1/$2.out"; : >> "$1/$2.err"
+  printf '%s %s\n' "${rc:--}" "$(($(wc -c < "$1/$2.out")))"
+  cat -- "$1/$2.out" "$1/$2.err"
+}
+"""
+
+# $1 run dir, $2 name, $3 limit in tenths of a second. Once the command has ended (exit 0) or its group is gone
+# without a status (exit 4), prints its outcome (_OUTCOME): one command on the host, where the wait and the reading
+# were two. Counts in fiftieths of a second: the first tenth looks every fiftieth, as most background commands are
+# short (a server's start, a copy of small data) and each waited past its end delays its trial; then every tenth, so
+# that a long wait (beside pgbench, on the host it measures) starts few processes.
 WAIT = (
     _ALIVE
+    + _OUTCOME
     + r"""
-run=$1 name=$2 ticks=$3
-i=0
+run=$1 name=$2 limit=$(($3 * 5))
+waited=0 ended=0
 while [ ! -f "$run/$name.rc" ]; do
   pgid= start=
   { read -r pgid start < "$run/$name.pid"; } 2>/dev/null
-  # Every tick a look that starts no process (kill -0); alive's, which starts ps to tell zombies, on the first tick
-  # and every tenth: the wait runs beside pgbench, on the host it measures.
+  # Every look one that starts no process (kill -0); alive's, which starts ps to tell zombies, on the first look and
+  # every second.
   if [ -z "$pgid" ] || ! kill -s 0 -- "-$pgid" 2>/dev/null \
-    || { [ $((i % 10)) -eq 0 ] && ! alive "$pgid" "$start"; }; then
-    [ -f "$run/$name.rc" ] && exit 0
-    exit 4
+    || { [ $((waited % 50)) -eq 0 ] && ! alive "$pgid" "$start"; }; then
+    [ -f "$run/$name.rc" ] || ended=4
+    break
   fi
-  i=$((i + 1))
-  [ "$i" -gt "$ticks" ] && exit 5
-  sleep 0.1
+  [ "$waited" -ge "$limit" ] && exit 5
+  if [ "$waited" -lt 5 ]; then waited=$((waited + 1)); sleep 0.02; else waited=$((waited + 5)); sleep 0.1; fi
 done
-exit 0
+outcome "$run" "$name"
+exit "$ended"
 """
 )
-
-# $1 run dir, $2 name: a line "<exit status, or - when there is none> <bytes of stdout>", then the command's stdout
-# and its stderr: one command on the host, where reading the status and each output was three. Two processes
-# (wc and cat): the rest are the shell's own; a command that has ended no longer writes its outputs.
-OUTCOME = r"""
-rc=
-{ read -r rc < "$1/$2.rc"; } 2>/dev/null
-: >> "$1/$2.out"; : >> "$1/$2.err"
-printf '%s %s\n' "${rc:--}" "$(($(wc -c < "$1/$2.out")))"
-cat -- "$1/$2.out" "$1/$2.err"
-"""
 
 # $1 path, $2 octal mode; the content comes on stdin. The mode is set before the content arrives,
 # so a secret (a cluster's password) is never readable by others, not even for a moment.

@@ -297,14 +297,13 @@ class Transport(ABC):
         started = time.monotonic()
         ticks = str(max(1, int(timeout * 10)))
         waited = self.run(
-            ["sh", "-c", scripts.WAIT, "sh", self.run_dir, name, ticks], timeout=timeout + 60, check=False
+            ["sh", "-c", scripts.WAIT, "sh", self.run_dir, name, ticks], timeout=timeout + 120, check=False
         )
         if waited.exit_status == scripts.WAIT_TIMED_OUT:
             raise CommandTimeout(f"background command {name!r} still runs after {timeout:g}s")
         if waited.exit_status not in (0, scripts.WAIT_GONE):
             raise CommandFailed(waited)
-        outcome = self.run(["sh", "-c", scripts.OUTCOME, "sh", self.run_dir, name], timeout=120).stdout
-        head, _, outputs = outcome.partition(b"\n")
+        head, _, outputs = waited.stdout.partition(b"\n")
         status, _, size = head.decode("ascii", "replace").partition(" ")
         stdout_size = int(size) if size.isdigit() else len(outputs)
         return CommandResult(

@@ -141,16 +141,14 @@ def answering_waits(still_runs: int) -> Callable[[list[str]], Answer]:
     def answer(argv: list[str]) -> Answer:
         if script_of(argv) == scripts.WAIT:
             waits.append(None)
-            return WAIT_STILL_RUNS if len(waits) <= still_runs else Answer()
-        if script_of(argv) == scripts.OUTCOME:
-            return Answer(stdout=b"0 6\nloadedwarn\n")
+            return WAIT_STILL_RUNS if len(waits) <= still_runs else Answer(stdout=b"0 6\nloadedwarn\n")
         return Answer()
 
     return answer
 
 
 def scripts_asked(transport: FakeTransport) -> list[str]:
-    names = {scripts.LAUNCH: "launch", scripts.WAIT: "wait", scripts.OUTCOME: "outcome", scripts.STOP: "stop"}
+    names = {scripts.LAUNCH: "launch", scripts.WAIT: "wait", scripts.STOP: "stop"}
     return [names.get(script_of(argv), shlex.join(argv)) for argv in transport.asked]
 
 
@@ -173,7 +171,7 @@ def test_a_long_command_is_polled_until_it_ends_and_gives_its_outcome():
         b"loaded",
         b"warn\n",
     )
-    assert scripts_asked(transport) == ["launch", "wait", "wait", "wait", "outcome"]
+    assert scripts_asked(transport) == ["launch", "wait", "wait", "wait"]
 
 
 def test_a_long_command_is_stopped_with_term_at_the_first_poll_after_should_stop():
