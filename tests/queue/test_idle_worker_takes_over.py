@@ -14,13 +14,15 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 # Past the one look a worker took as it got ready (stale threshold and one heartbeat after it), before this change.
 IDLE_FOR_S = int(FAST_CLOCKS["BENCHDASH_TRIAL_STALE_AFTER_S"]) + int(FAST_CLOCKS["BENCHDASH_TRIAL_HEARTBEAT_S"]) + 2
+# Past the idle worker's start and IDLE_FOR_S, with seconds to spare on a loaded machine; the trial runs twice.
+RUN_S = IDLE_FOR_S + 7
 
 
 def test_an_idle_worker_takes_over_a_stale_trial_with_beat_down(
     client, member, presets, celery_processes, local_target, installed_build
 ):
     _, study, busy, pgbench = queue_reference_study_and_wait_for_pgbench(
-        client, celery_processes, local_target, installed_build, duration="25", worker="busy", clients="1"
+        client, celery_processes, local_target, installed_build, duration=str(RUN_S), worker="busy", clients="1"
     )
     interrupted = Trial.objects.get(study=study, status=Trial.Status.RUNNING)
     celery_processes.worker("idle")
