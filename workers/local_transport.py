@@ -24,6 +24,9 @@ from workers.transport_base import (
 )
 
 DEFAULT_LOCAL_USER = "benchdash-clusters"
+# Where a command starts unless told otherwise: the worker's own directory may be one the clusters' account cannot
+# enter (a checkout in root's 0700 home), and `find` there failed ("Failed to restore initial working directory").
+START_DIR = "/"
 # What `sudo -n` says when no sudoers rule lets it run the command without a password.
 _SUDO_NEEDS_A_PASSWORD = b"sudo: a password is required"
 
@@ -83,7 +86,7 @@ class LocalTransport(Transport):
             stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=cwd,
+            cwd=cwd or START_DIR,
             start_new_session=True,
         )
         try:
@@ -100,7 +103,12 @@ class LocalTransport(Transport):
     def hold(self, argv: Sequence[str], *, timeout: float) -> Held:
         command = self._switch + wrap_command(argv, timeout=timeout, env=None)
         process = subprocess.Popen(  # noqa: S603 (an argument list, no shell)
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=START_DIR,
+            start_new_session=True,
         )
         return _HeldProcess(process)
 

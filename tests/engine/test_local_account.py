@@ -28,6 +28,22 @@ def test_a_local_cluster_s_server_runs_as_the_clusters_account(local_transport, 
     assert owner not in (STORE_USER, pwd.getpwuid(os.geteuid()).pw_name)
 
 
+def test_a_command_on_local_starts_where_the_clusters_account_may_be_whatever_the_worker_s_directory(
+    local_transport, tmp_path, monkeypatch
+):
+    if os.geteuid() != 0:
+        pytest.skip("the clusters' own account is reached with runuser, as root")
+    closed = tmp_path / "root-only"
+    closed.mkdir(mode=0o700)
+    monkeypatch.chdir(closed)
+    work_dir = local_transport.host.work_dir
+
+    found = local_transport.run(["find", work_dir, "-maxdepth", "0"], check=False)
+
+    assert (found.exit_status, found.text.strip(), found.stderr) == (0, work_dir, b"")
+    assert local_transport.run(["pwd"]).text.strip() == "/"
+
+
 def test_a_worker_that_is_not_root_reaches_another_account_with_sudo_and_its_own_directly(monkeypatch):
     monkeypatch.setattr(local_transport.os, "geteuid", lambda: 1000)
     host = HostSpec(name="local", work_dir="/w")
