@@ -58,6 +58,8 @@ def main() -> None:
     pytest_args = shlex.split(args.pytest_args)
     runs: dict[str, list[tuple[int, float, float]]] = {args.before: [], "this checkout": []}
     with tempfile.TemporaryDirectory(prefix="benchdash-before-") as before_tree:
+        # Enterable by the clusters' account: a tree before a2928e7 ran local commands in the worker's directory.
+        Path(before_tree).chmod(0o755)
         export(args.before, Path(before_tree))
         for _ in range(args.rounds):
             runs[args.before].append(run_tests(Path(before_tree), args.paths, pytest_args))
