@@ -5,11 +5,13 @@ import os
 from bench.timing import medians
 
 
-def print_command_table(first_column: str, measured: dict[str, list[tuple[float, float]]], commands: int) -> None:
-    """measured: name -> one (wall, CPU) pair of seconds a command per round."""
+def print_command_table(
+    first_column: str, measured: dict[str, list[tuple[float, float]]], commands: int, unit: str = "command"
+) -> None:
+    """measured: name -> one (wall, CPU) pair of seconds a command (or other unit of work) per round."""
     rounds = len(next(iter(measured.values())))
-    print(f"load average {os.getloadavg()[0]:.1f}; {rounds} rounds of {commands} commands each\n")
-    print(f"| {first_column} | wall ms a command (median) | CPU ms a command (median) |")
+    print(f"load average {os.getloadavg()[0]:.1f}; {rounds} rounds of {commands} {unit}s each\n")
+    print(f"| {first_column} | wall ms a {unit} (median) | CPU ms a {unit} (median) |")
     print("| --- | ---: | ---: |")
     for name, pairs in measured.items():
         wall, cpu = medians(pairs)

@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from workers import build_digest, source_build
+from workers.facts import split_sections
 from workers.paths import unsafe_path_reason
 from workers.spec import BuildSpec
 from workers.transport import Transport
@@ -38,9 +39,14 @@ class BuildInstallError(Exception):
 
 @dataclass(frozen=True)
 class InstalledBuild:
+    """A build ready on a target, with what its probe (probe_build) found there in one round trip."""
+
     bin_dir: str
     lib_dir: str
     version: str  # as `postgres -V` reports it: "15.14", "13.23", "18beta1"
+    tools: frozenset[str] = frozenset()  # which of psql, pgbench and pg_config its bin dir holds
+    configure: str | None = None  # how it was configured, as `pg_config --configure` says; None when it cannot say
+    symbols: str | None = None  # what perf can name its functions with (symbols_text); None when it cannot say
 
     def tool(self, name: str) -> str:
         return posixpath.join(self.bin_dir, name)
@@ -50,31 +56,58 @@ class InstalledBuild:
         return int(re.match(r"\d+", self.version).group())  # type: ignore[union-attr]
 
 
-def configure_options(transport: Transport, installed: InstalledBuild) -> str | None:
-    """How the build was configured, as its `pg_config --configure` says (None when it cannot say)."""
-    result = transport.run([installed.tool("pg_config"), "--configure"], check=False, timeout=60)
-    return (result.text.strip()[:4000] or None) if result.ok else None
-
-
-# $1: the server binary. Prints "<symtab|stripped> <debug file there: yes|no> <build ID>", or nothing without readelf.
-_SYMBOLS_SCRIPT = r"""
-command -v readelf >/dev/null 2>&1 || exit 0
-id=$(readelf -n "$1" 2>/dev/null | sed -n 's/.*Build ID: *//p' | head -n 1)
-if readelf -S "$1" 2>/dev/null | grep -q '[.]symtab'; then own=symtab; else own=stripped; fi
-debug=no
-if [ -n "$id" ]; then
-  rest=${id#??}
-  [ -e "/usr/lib/debug/.build-id/${id%"$rest"}/$rest.debug" ] && debug=yes
+# Whether perf can name the functions of the server in $bin: "<symtab|stripped> <debug file there: yes|no> <build ID>",
+# where a dbgsym or debuginfo package puts it by the build ID (/usr/lib/debug/.build-id/); nothing without readelf.
+_SYMBOLS_SECTION = r"""
+if command -v readelf >/dev/null 2>&1; then
+  id=$(readelf -n "$bin/postgres" 2>/dev/null | sed -n 's/.*Build ID: *//p' | head -n 1)
+  if readelf -S "$bin/postgres" 2>/dev/null | grep -q '[.]symtab'; then own=symtab; else own=stripped; fi
+  debug=no
+  if [ -n "$id" ]; then
+    rest=${id#??}
+    [ -e "/usr/lib/debug/.build-id/${id%"$rest"}/$rest.debug" ] && debug=yes
+  fi
+  echo "$own $debug $id"
 fi
-echo "$own $debug $id"
 """
 
+# $1: the bin dir. What a trial asks of its build, in one round trip, each answer under a `@@ name` line
+# (facts.split_sections): the server's version (a server that cannot say ends the probe, with its own message), the
+# client tools there, `pg_config --configure`, and the server's symbols (_SYMBOLS_SECTION).
+_PROBE_SCRIPT = (
+    r"""
+bin=$1
+section() { printf '\n@@ %s\n' "$1"; }
+section version
+"$bin/postgres" -V || exit
+section tools
+for tool in psql pgbench pg_config; do [ -e "$bin/$tool" ] && printf '%s\n' "$tool"; done
+section configure
+if [ -e "$bin/pg_config" ] && configured=$("$bin/pg_config" --configure 2>/dev/null); then
+  printf '%s\n' "$configured"
+fi
+section symbols
+"""
+    + _SYMBOLS_SECTION
+)
 
-def server_symbols(transport: Transport, installed: InstalledBuild) -> str | None:
-    """Whether perf can name the server's functions: its own symbol table, or debug symbols found by its build ID
-    (/usr/lib/debug/.build-id/, where a dbgsym or debuginfo package puts them); None when it cannot say."""
-    result = transport.run(["sh", "-c", _SYMBOLS_SCRIPT, "sh", installed.tool("postgres")], check=False, timeout=60)
-    return symbols_text(result.text) if result.ok else None
+
+def probe_build(transport: Transport, bin_dir: str, lib_dir: str) -> InstalledBuild:
+    """The build in bin_dir as the target runs it (the module's checks of that dir come first: this runs its postgres).
+    BuildInstallError when its postgres cannot say its version."""
+    result = transport.run(["sh", "-c", _PROBE_SCRIPT, "sh", bin_dir], timeout=60, check=False)
+    if not result.ok:
+        detail = result.stderr.decode("utf-8", "replace").strip()
+        raise BuildInstallError(f"{bin_dir}/postgres -V failed on {transport.host.name}: {detail}")
+    sections = split_sections(result.text)
+    return InstalledBuild(
+        bin_dir,
+        lib_dir,
+        parse_server_version(sections.get("version", "")),
+        tools=frozenset(sections.get("tools", "").split()),
+        configure=sections.get("configure", "")[:4000] or None,
+        symbols=symbols_text(sections.get("symbols", "")),
+    )
 
 
 def symbols_text(output: str) -> str | None:
@@ -160,8 +193,7 @@ def _install_source(transport: Transport, build: BuildSpec) -> InstalledBuild:
         raise BuildInstallError(
             f"build {build.name} on {transport.host.name}: other accounts may write {', '.join(writable[:5])}"
         )
-    bin_dir, lib_dir = posixpath.join(root, "bin"), posixpath.join(root, "lib")
-    return InstalledBuild(bin_dir, lib_dir, server_version(transport, bin_dir))
+    return probe_build(transport, posixpath.join(root, "bin"), posixpath.join(root, "lib"))
 
 
 def _use_installed(transport: Transport, build: BuildSpec) -> InstalledBuild:
@@ -171,8 +203,7 @@ def _use_installed(transport: Transport, build: BuildSpec) -> InstalledBuild:
     if not bin_dir or not transport.exists(posixpath.join(bin_dir, "postgres")):
         raise BuildInstallError(f"build {build.name}: no postgres in {bin_dir!r} on {transport.host.name}")
     check_installed_dir(transport, bin_dir, build.name)
-    lib_dir = posixpath.join(posixpath.dirname(bin_dir), "lib")
-    return InstalledBuild(bin_dir, lib_dir, server_version(transport, bin_dir))
+    return probe_build(transport, bin_dir, posixpath.join(posixpath.dirname(bin_dir), "lib"))
 
 
 def _expected_digest(build: BuildSpec) -> str:
@@ -207,8 +238,7 @@ def _install_archive(transport: Transport, build: BuildSpec) -> InstalledBuild:
     if not transport.exists(posixpath.join(root, INSTALLED_MARKER)):
         _unpack_archive(transport, build, root, digest)
     verify_unpacked(transport, build, root, digest)
-    bin_dir, lib_dir = _native(root)
-    return InstalledBuild(bin_dir, lib_dir, server_version(transport, bin_dir))
+    return probe_build(transport, *_native(root))
 
 
 def verify_unpacked(transport: Transport, build: BuildSpec, root: str, digest: str) -> None:
@@ -280,8 +310,9 @@ def link_shared_libraries(transport: Transport, lib_dir: str) -> dict[str, str]:
 def build_pgbench(transport: Transport, build: BuildSpec) -> str:
     """The build's own pgbench on this host, the build checked and installed there as for a server; BuildInstallError
     when it ships none (an npm archive holds no pgbench)."""
-    pgbench = install_build(transport, build).tool("pgbench")
-    if not transport.exists(pgbench):
+    installed = install_build(transport, build)
+    pgbench = installed.tool("pgbench")
+    if "pgbench" not in installed.tools:
         raise BuildInstallError(f"build {build.name} ships no pgbench on {transport.host.name}: {pgbench} is missing")
     return pgbench
 
@@ -292,7 +323,7 @@ def find_client_tool(transport: Transport, name: str, installed: InstalledBuild 
     The build's own bin dir first (an installed build has them; archives do not), then the
     newest Debian /usr/lib/postgresql/N/bin, then the PATH.
     """
-    if installed and transport.exists(installed.tool(name)):
+    if installed and name in installed.tools:
         return installed.tool(name)
     # A fixed script; the tool name travels as an argument, never inside the script text.
     script = f'for p in {_DEBIAN_BIN_GLOB}/"$1"; do [ -x "$p" ] && echo "$p"; done; command -v "$1" || true'

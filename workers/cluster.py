@@ -206,7 +206,7 @@ class Cluster:
                 f"benchdash refuses these settings for PostgreSQL {self.installed.version}: "
                 + " ".join(str(refusal) for refusal in refusals)
             )
-        unknown = unknown_settings(settings, self.setting_names())
+        unknown = unknown_settings(settings, self.setting_names()) if settings else []
         if unknown:
             raise UnknownSetting(
                 f"PostgreSQL {self.installed.version} has no setting named {', '.join(map(repr, unknown))}; "

@@ -39,14 +39,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING
 
-from workers.builds import (
-    InstalledBuild,
-    build_pgbench,
-    configure_options,
-    find_client_tool,
-    install_build,
-    server_symbols,
-)
+from workers.builds import InstalledBuild, build_pgbench, find_client_tool, install_build
 from workers.cluster import Cluster
 from workers.collectors import (
     Collector,
@@ -189,13 +182,12 @@ class TrialRun:
         self.step("setup")
         # Independent round trips go out together: each costs tens of ms over SSH.
         concurrently(self.kill_leftovers, self.read_facts, self.install)
+        self.record_build()
         self.step("reset")
         with self.phase("reset"):
             self.cluster = prepare_cluster(self.db, self.spec, installed=self.installed)
         self.step("settings")
-        concurrently(
-            self.record_settings, self.make_trial_dirs, self.find_pgbench, self.record_configure, self.record_symbols
-        )
+        concurrently(self.record_settings, self.make_trial_dirs, self.find_pgbench)
         argv = self.pgbench_argv()
         self.step("collect")
         with self.phase("collect"):
@@ -273,13 +265,11 @@ class TrialRun:
             if not self.same_host:
                 self.outcome.host_facts["client_host"] = collect_host_facts(self.client, self.spec.client_host.work_dir)
 
-    def record_configure(self) -> None:
-        """The build's configure options join the host's facts: the trial's environment fingerprint."""
-        self.outcome.host_facts["configure"] = configure_options(self.db, self.built())
-
-    def record_symbols(self) -> None:
-        """Whether perf can name the build's functions joins the fingerprint too."""
-        self.outcome.host_facts["symbols"] = server_symbols(self.db, self.built())
+    def record_build(self) -> None:
+        """The build's configure options, and whether perf can name its functions, join the host's facts: the trial's
+        environment fingerprint."""
+        self.outcome.host_facts["configure"] = self.built().configure
+        self.outcome.host_facts["symbols"] = self.built().symbols
 
     def built(self) -> InstalledBuild:
         if self.installed is None:

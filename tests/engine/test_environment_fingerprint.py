@@ -2,6 +2,7 @@
 options from its pg_config, what its server binary gives perf to name functions with; and the study page's table of
 what differs between builds."""
 
+import posixpath
 import re
 import subprocess
 from datetime import timedelta
@@ -12,9 +13,9 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from tests.factories import BuildFactory, ScenarioFactory, StudyFactory, succeeded_trial
-from workers.builds import InstalledBuild, configure_options, server_symbols, symbols_text
+from workers.builds import BuildInstallError, probe_build, symbols_text
 from workers.facts import collect_host_facts
-from workers.transport import connect
+from workers.transport import Transport, connect
 
 
 def _cpuinfo_microcode() -> str | None:
@@ -30,25 +31,36 @@ def test_the_facts_give_the_microcode_and_the_numa_nodes_of_the_local_machine(lo
     assert facts["numa_nodes"] == (nodes or None)
 
 
-def test_a_builds_configure_options_come_from_its_pg_config(local_target):
-    installed = InstalledBuild("/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/15/lib", "15")
+DEBIAN_15 = "/usr/lib/postgresql/15/bin"
+
+
+def server_only_bin_dir(transport: Transport) -> str:
+    """A bin dir of the target's account that holds Debian's server and nothing else: no pg_config, no client tool."""
+    bin_dir = posixpath.join(transport.host.work_dir, "server-only", "bin")
+    transport.run(["sh", "-c", 'mkdir -p -- "$2" && ln -s -- "$1/postgres" "$2/"', "sh", DEBIAN_15, bin_dir])
+    return bin_dir
+
+
+def test_one_probe_gives_the_builds_version_tools_and_configure_options(local_target):
     with connect(local_target) as transport:
-        options = configure_options(transport, installed)
-        missing = configure_options(transport, InstalledBuild("/nonexistent/bin", "/nonexistent/lib", "15"))
-    assert "'--prefix=/usr'" in options and missing is None
+        debian = probe_build(transport, DEBIAN_15, "/usr/lib/postgresql/15/lib")
+        server_only = probe_build(transport, server_only_bin_dir(transport), "/usr/lib/postgresql/15/lib")
+        with pytest.raises(BuildInstallError, match="/nonexistent/bin/postgres -V failed on local"):
+            probe_build(transport, "/nonexistent/bin", "/nonexistent/lib")
+    version = subprocess.run([f"{DEBIAN_15}/postgres", "-V"], capture_output=True, text=True).stdout.split()[2]
+    assert (debian.version, debian.tools) == (version, {"psql", "pgbench", "pg_config"})
+    assert "'--prefix=/usr'" in debian.configure
+    assert (server_only.version, server_only.tools, server_only.configure) == (version, frozenset(), None)
 
 
 def test_a_stripped_server_is_named_with_the_build_id_its_debug_symbols_would_be_found_by(local_target):
-    installed = InstalledBuild("/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/15/lib", "15")
-    described = subprocess.run(["file", "-L", installed.tool("postgres")], capture_output=True, text=True).stdout
+    described = subprocess.run(["file", "-L", f"{DEBIAN_15}/postgres"], capture_output=True, text=True).stdout
     build_id = re.search(r"BuildID\[sha1\]=([0-9a-f]+)", described).group(1)
     debug_file = Path(f"/usr/lib/debug/.build-id/{build_id[:2]}/{build_id[2:]}.debug")
     with connect(local_target) as transport:
-        symbols = server_symbols(transport, installed)
-        missing = server_symbols(transport, InstalledBuild("/nonexistent/bin", "/nonexistent/lib", "15"))
+        symbols = probe_build(transport, DEBIAN_15, "/usr/lib/postgresql/15/lib").symbols
     assert "stripped" in described and not debug_file.exists()  # Debian's server, without its dbgsym package
     assert symbols == f"stripped, no debug symbols for build ID {build_id}"
-    assert missing == "stripped, no build ID"  # readelf reads nothing: no symbols perf could use
 
 
 @pytest.mark.parametrize(

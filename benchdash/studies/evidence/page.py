@@ -72,7 +72,7 @@ class PerfBuild:
     flame_id: str
     flame: dict[str, Any]
     unresolved: float = 0.0  # the share of samples perf could not name (perf.unresolved_share)
-    symbols: str = ""  # what the server binary gave perf to name its functions with (workers/builds.server_symbols)
+    symbols: str = ""  # what the server binary gave perf to name its functions with (workers/builds.probe_build)
 
     @property
     def unresolved_percent(self) -> str:
