@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.command_table import print_command_table  # noqa: E402
-from bench.timing import own_and_children_cpu_s, timed  # noqa: E402
+from bench.timing import in_turns, own_and_children_cpu_s  # noqa: E402
 from workers import builds  # noqa: E402
 from workers.local_transport import LocalTransport  # noqa: E402
 from workers.spec import HostSpec  # noqa: E402
@@ -58,11 +58,8 @@ def main() -> None:
         "six commands (before)": questions_before,
         "does postgres exist, then the probe (now)": questions_now,
     }
-    measured: dict[str, list[tuple[float, float]]] = {name: [] for name in ways}
-    for _ in range(args.rounds):
-        for name, ask in ways.items():
-            wall, cpu = timed(partial(ask_times, ask, transport, args.bin_dir, args.questions), own_and_children_cpu_s)
-            measured[name].append((wall / args.questions, cpu / args.questions))
+    work = {name: partial(ask_times, ask, transport, args.bin_dir, args.questions) for name, ask in ways.items()}
+    measured = in_turns(work, args.rounds, cpu_s=own_and_children_cpu_s, units=args.questions)
     print_command_table(f"a trial's questions about {args.bin_dir}", measured, args.questions, unit="set")
 
 

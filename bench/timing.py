@@ -32,13 +32,20 @@ def medians(pairs: Iterable[tuple[float, float]]) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(cpus)
 
 
-def in_turns(work: Mapping[str, Callable[[], object]], rounds: int) -> dict[str, list[tuple[float, float]]]:
+def in_turns(
+    work: Mapping[str, Callable[[], object]],
+    rounds: int,
+    *,
+    cpu_s: Callable[[], float] = children_cpu_s,
+    units: int = 1,
+) -> dict[str, list[tuple[float, float]]]:
     """(wall, CPU) of each piece of work, once a round for rounds rounds, the pieces taking turns within each round so
-    that the machine's load falls on all of them alike."""
+    that the machine's load falls on all of them alike; each pair divided by the units of work a piece does."""
     times: dict[str, list[tuple[float, float]]] = {label: [] for label in work}
     for _ in range(rounds):
         for label, one in work.items():
-            times[label].append(timed(one))
+            wall, cpu = timed(one, cpu_s)
+            times[label].append((wall / units, cpu / units))
     return times
 
 

@@ -23,14 +23,14 @@ from workers.transport import Transport, TransportError
 # Prints the account's uid, then "uid mode type|path" (lstat) for the resolved path, then for every entry met
 # walking the path from / one name at a time: a link is resolved one step (readlink), and its target walked the
 # same way, so every link and every directory it passes through is seen (and, with "files", every entry in it).
+# The walk gathers the entries (the shell's own tests); one stat reads them all.
 _CHECK_SCRIPT = r"""
 make=$1 files=$2 path=$3
 umask 077
 if [ "$make" = make ]; then mkdir -p -- "$path" || exit 3; fi
 id -u
-entry() { stat -c '%u %f %F|%n' -- "$1"; }
+set -- /
 resolved='' pending=$path links=0
-met=$(entry /) || exit 4
 while :; do
   pending=${pending#"${pending%%[!/]*}"}
   [ -n "$pending" ] || break
@@ -41,8 +41,7 @@ while :; do
     ..) resolved=${resolved%/*}; continue ;;
   esac
   current=$resolved/$name
-  met="$met
-$(entry "$current")" || exit 4
+  set -- "$@" "$current"
   if [ -L "$current" ]; then
     links=$((links + 1))
     if [ "$links" -gt 40 ]; then echo "$path: more than 40 symbolic links" >&2; exit 4; fi
@@ -53,8 +52,7 @@ $(entry "$current")" || exit 4
     resolved=$current
   fi
 done
-entry "${resolved:-/}" || exit 4
-printf '%s\n' "$met"
+stat -c '%u %f %F|%n' -- "${resolved:-/}" "$@" || exit 4
 if [ "$files" = files ]; then find "$path/" -mindepth 1 -maxdepth 1 ! -type l -exec stat -c '%u %f %F|%n' -- {} +; fi
 """
 LINK = "symbolic link"
