@@ -67,6 +67,9 @@ class TableHealth:
     """The readings of one trial: `read("before")` and `read("after")`, then `artifact()` and `notes`."""
 
     extension = "pgstattuple"
+    # Tables this small are read by pgstattuple in a fraction of a second: one plain command. Larger ones are read by
+    # a background command (Cluster.psql_long), which a cancel can stop; it costs more commands and processes.
+    quick_bytes = 64 << 20
 
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
@@ -90,7 +93,10 @@ class TableHealth:
         """pgstattuple's rows, or None where the build lacks the extension (noted once)."""
         try:
             create = f"CREATE EXTENSION IF NOT EXISTS {self.extension}"
-            out = self.cluster.psql_long(create, PGSTATTUPLE_SQL, name="stattuple")
+            if sum(relation["bytes"] for relation in relations if relation["kind"] == "table") <= self.quick_bytes:
+                out = self.cluster.psql(f"{create};\n{PGSTATTUPLE_SQL}")
+            else:
+                out = self.cluster.psql_long(create, PGSTATTUPLE_SQL, name="stattuple")
             rows: list[dict[str, Any]] = json.loads(out.strip().splitlines()[-1])
         except ConnectionLost:
             raise

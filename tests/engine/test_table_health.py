@@ -49,6 +49,26 @@ class WithoutTheExtension(TableHealth):
     extension = "pgstattuple_this_build_lacks"
 
 
+class ReadInTheBackground(TableHealth):
+    quick_bytes = 0
+
+
+@pytest.mark.parametrize(("health_of", "background"), [(TableHealth, False), (ReadInTheBackground, True)])
+def test_pgstattuple_reads_small_tables_in_one_command_and_larger_ones_in_the_background(
+    new_cluster, local_transport, installed_build, health_of, background
+):
+    """Larger tables are read by a background command, which a cancel can stop (Transport.run_long)."""
+    cluster = new_cluster(local_transport, installed_build)
+    cluster.start()
+    cluster.pgbench_init(1)
+    local_transport.should_stop = lambda: False
+    health = health_of(cluster)
+    health.read("before")
+    stattuple = by_name(health.readings["before"]["pgstattuple"])
+    assert stattuple["pgbench_accounts"]["tuple_count"] == 100_000 and health.notes == []
+    assert local_transport.exists(f"{local_transport.run_dir}/stattuple.rc") is background
+
+
 def test_a_build_without_pgstattuple_gives_the_rest_and_says_so(new_cluster, local_transport, installed_build):
     cluster = new_cluster(local_transport, installed_build)
     cluster.start()
