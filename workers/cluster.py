@@ -19,6 +19,7 @@ import posixpath
 import random
 import secrets
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from workers.builds import InstalledBuild, find_client_tool
 from workers.cpu_quota import CpuQuotaError, ServerCgroup
@@ -68,6 +69,15 @@ _PRIVATE_DIR_SCRIPT = r"""
 umask 077
 mkdir -p -- "$1" && [ ! -L "$1" ] && [ -O "$1" ] && chmod 700 -- "$1"
 """
+# $1 cluster directory, $2 data directory, $3 snapshot directory: the marker (nothing when there is none), NUL, then a
+# line "data" and one "snapshot" for each of the two that holds a cluster.
+_DATA_STATE_SCRIPT = r"""
+cat -- "$1/data.json" 2>/dev/null
+printf '\000'
+[ -e "$2/PG_VERSION" ] && echo data
+[ -e "$3/PG_VERSION" ] && echo snapshot
+exit 0
+"""
 # $1 pg_ctl, $2 data directory, then file names: each file of the running server, NUL-terminated.
 _RUNNING_SERVER_SCRIPT = r"""
 pg_ctl=$1 data=$2
@@ -75,6 +85,16 @@ shift 2
 "$pg_ctl" -D "$data" status >/dev/null 2>&1 || exit 3
 for file in "$@"; do cat -- "$data/$file" || exit 4; printf '\000'; done
 """
+
+
+@dataclass(frozen=True)
+class DataState:
+    """What a cluster's directory holds: the marker of the data in it ({} when there is none or it cannot be read),
+    and whether its data directory and its snapshot hold a cluster."""
+
+    marker: dict
+    has_data: bool
+    has_snapshot: bool
 
 
 class Cluster:
@@ -433,12 +453,19 @@ class Cluster:
         argv = ["sh", "-c", _COLLECTED_TAIL, "sh", posixpath.join(self.data_dir, COLLECTOR_DIR), str(int(lines))]
         return tail + self.transport.run(argv, check=False, timeout=60).stdout
 
-    def read_marker(self) -> dict:
-        result = self.transport.run(["cat", "--", posixpath.join(self.cluster_dir, MARKER_FILE)], check=False)
+    def data_state(self) -> DataState:
+        """What the cluster's directory holds, in one round trip."""
+        argv = ["sh", "-c", _DATA_STATE_SCRIPT, "sh", self.cluster_dir, self.data_dir, self.snapshot_dir]
+        marker_text, _, present = self.transport.run(argv, timeout=60).stdout.partition(b"\0")
         try:
-            return json.loads(result.stdout) if result.ok else {}
+            marker = json.loads(marker_text) if marker_text else {}
         except ValueError:
-            return {}
+            marker = {}
+        found = present.decode("ascii", "replace").split()
+        return DataState(marker if isinstance(marker, dict) else {}, "data" in found, "snapshot" in found)
+
+    def read_marker(self) -> dict:
+        return self.data_state().marker
 
     def write_marker(self, marker: dict) -> None:
         self.transport.put_bytes(

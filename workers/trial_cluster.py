@@ -101,14 +101,14 @@ def prepare_cluster(
         raise ValueError(f"reset_method must be one of {RESET_METHODS}, not {reset_method!r}")
     installed = installed or install_build(transport, spec.build)
     cluster = cluster_for(transport, spec, installed)
-    marker = data_marker(spec, installed.version)
-    same_data = cluster.read_marker() == marker
+    marker, state = data_marker(spec, installed.version), cluster.data_state()
+    same_data = state.marker == marker
     taken_over = same_data and not spec.reset_data and cluster.take_over(spec.pg_settings)
     if spec.duet_side is None:  # a duet round stopped the others before its sides: the partner's server stays up
         stop_leftover_servers(transport, installed, keep=cluster.data_dir if taken_over else "")
     if not taken_over:
-        have_data = same_data and transport.exists(posixpath.join(cluster.data_dir, "PG_VERSION"))
-        _ready_data(cluster, spec, marker, have_data=have_data, reset_method=reset_method)
+        have_data, has_snapshot = same_data and state.has_data, state.has_snapshot
+        _ready_data(cluster, spec, marker, have_data=have_data, has_snapshot=has_snapshot, reset_method=reset_method)
     if spec.prewarm or (spec.scenario.prewarm != Prewarm.NONE and not taken_over):
         cluster.prewarm()
     return cluster
@@ -137,7 +137,9 @@ def stop_leftover_servers(
     return stopped
 
 
-def _ready_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, have_data: bool, reset_method: str) -> None:
+def _ready_data(
+    cluster: Cluster, spec: TrialSpec, marker: dict, *, have_data: bool, has_snapshot: bool, reset_method: str
+) -> None:
     """Step 3 of prepare_cluster; every server on the target is stopped when this begins. Data being made
     or reset has no marker until it is whole: a reset cut short (a cancel, a lost worker) is never taken as good."""
     # A copy of data whose WAL lives elsewhere would copy only the link to it (workers/wal_dir.py): rebuilt instead.
@@ -150,7 +152,7 @@ def _ready_data(cluster: Cluster, spec: TrialSpec, marker: dict, *, have_data: b
         return
     if spec.reset_data:
         cluster.clear_marker()
-    by_snapshot = spec.reset_data and restore and cluster.has_snapshot()
+    by_snapshot = spec.reset_data and restore and has_snapshot
     if by_snapshot:
         cluster.replace_data_with_snapshot()
     cluster.configure(spec.pg_settings)

@@ -119,6 +119,22 @@ def test_restoring_the_snapshot_gives_back_the_initial_data(local_transport, ins
     assert cluster.psql("SELECT count(*) FROM pgbench_accounts WHERE abalance <> 0;").strip() == "0"
 
 
+def test_one_command_reads_the_marker_and_whether_the_data_and_the_snapshot_are_there(
+    local_transport, installed_build, new_cluster
+):
+    cluster = new_cluster(local_transport, installed_build)
+    made = cluster.data_state()
+    cluster.write_marker({"study_id": 3})
+    local_transport.run(["cp", "-a", cluster.data_dir, cluster.snapshot_dir])
+    marked = cluster.data_state()
+    local_transport.put_bytes(b"{not json", f"{cluster.cluster_dir}/data.json")
+    local_transport.run(["rm", "-rf", cluster.data_dir])
+    garbled = cluster.data_state()
+    assert (made.marker, made.has_data, made.has_snapshot) == ({}, True, False)
+    assert (marked.marker, marked.has_data, marked.has_snapshot) == ({"study_id": 3}, True, True)
+    assert (garbled.marker, garbled.has_data, garbled.has_snapshot) == ({}, False, True)
+
+
 def test_a_server_that_cannot_start_says_why(local_transport, installed_build, new_cluster):
     cluster = new_cluster(local_transport, installed_build)
     # configure refuses such a value (test_cluster_settings.py): written around it, as a stale file could be.
