@@ -69,10 +69,10 @@ _PRIVATE_DIR_SCRIPT = r"""
 umask 077
 mkdir -p -- "$1" && [ ! -L "$1" ] && [ -O "$1" ] && chmod 700 -- "$1"
 """
-# $1 cluster directory, $2 data directory, $3 snapshot directory: the marker (nothing when there is none), NUL, then a
-# line "data" and one "snapshot" for each of the two that holds a cluster.
+# $1 marker file, $2 data directory, $3 snapshot directory: the marker (nothing when there is none), NUL, then a line
+# "data" and one "snapshot" for each of the two that holds a cluster.
 _DATA_STATE_SCRIPT = r"""
-cat -- "$1/data.json" 2>/dev/null
+cat -- "$1" 2>/dev/null
 printf '\000'
 [ -e "$2/PG_VERSION" ] && echo data
 [ -e "$3/PG_VERSION" ] && echo snapshot
@@ -410,7 +410,7 @@ class Cluster:
             self.start()
 
     def has_snapshot(self) -> bool:
-        return self.transport.exists(posixpath.join(self.snapshot_dir, "PG_VERSION"))
+        return self.data_state().has_snapshot
 
     def restore_snapshot(self) -> None:
         """Put the snapshot back as the data directory: stop, replace, start (if it was running)."""
@@ -455,7 +455,8 @@ class Cluster:
 
     def data_state(self) -> DataState:
         """What the cluster's directory holds, in one round trip."""
-        argv = ["sh", "-c", _DATA_STATE_SCRIPT, "sh", self.cluster_dir, self.data_dir, self.snapshot_dir]
+        marker_file = posixpath.join(self.cluster_dir, MARKER_FILE)
+        argv = ["sh", "-c", _DATA_STATE_SCRIPT, "sh", marker_file, self.data_dir, self.snapshot_dir]
         marker_text, _, present = self.transport.run(argv, timeout=60).stdout.partition(b"\0")
         try:
             marker = json.loads(marker_text) if marker_text else {}
