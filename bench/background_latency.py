@@ -18,12 +18,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.command_table import print_command_table  # noqa: E402
-from bench.timing import own_and_children_cpu_s, timed  # noqa: E402
+from bench.timing import in_turns, own_and_children_cpu_s  # noqa: E402
 from workers import background_scripts as scripts  # noqa: E402
 from workers.local_transport import LocalTransport  # noqa: E402
 from workers.spec import HostSpec  # noqa: E402
@@ -73,18 +74,13 @@ class TransportBefore(LocalTransport):
         return CommandResult(list(COMMAND), int(head.split()[0]), b"", b"", 0.0)
 
 
-def one_round(transport: LocalTransport, commands: int) -> tuple[float, float]:
-    """Wall and CPU seconds per background command, from its start to its outcome read."""
-
-    def run_all() -> None:
-        for number in range(commands):
-            transport.start_background(f"bench{number}", COMMAND)
-            result = transport.wait_background(f"bench{number}", timeout=10)
-            if result.exit_status != 0:
-                sys.exit(f"{type(transport).__name__} read {result}")
-
-    wall, cpu = timed(run_all, own_and_children_cpu_s)
-    return wall / commands, cpu / commands
+def one_round(transport: LocalTransport, commands: int) -> None:
+    """commands background commands, each from its start to its outcome read."""
+    for number in range(commands):
+        transport.start_background(f"bench{number}", COMMAND)
+        result = transport.wait_background(f"bench{number}", timeout=10)
+        if result.exit_status != 0:
+            sys.exit(f"{type(transport).__name__} read {result}")
 
 
 def main() -> None:
@@ -99,11 +95,9 @@ def main() -> None:
         "launch every 50 ms, wait every 100 ms, outcome apart (before)": TransportBefore(host),
         "launch every 10 ms, wait every 20 ms at first, outcome with the wait (now)": LocalTransport(host),
     }
-    measured: dict[str, list[tuple[float, float]]] = {name: [] for name in transports}
+    work = {name: partial(one_round, transport, args.commands) for name, transport in transports.items()}
     try:
-        for _ in range(args.rounds):
-            for name, transport in transports.items():
-                measured[name].append(one_round(transport, args.commands))
+        measured = in_turns(work, args.rounds, cpu_s=own_and_children_cpu_s, units=args.commands)
     finally:
         scratch.run(["rm", "-rf", "--", work_dir])
     print_command_table(f"`{' '.join(COMMAND)}` in the background, start to outcome", measured, args.commands)

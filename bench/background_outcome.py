@@ -16,12 +16,13 @@ import argparse
 import posixpath
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.command_table import print_command_table  # noqa: E402
-from bench.timing import own_and_children_cpu_s, timed  # noqa: E402
+from bench.timing import in_turns, own_and_children_cpu_s  # noqa: E402
 from workers import background_scripts as scripts  # noqa: E402
 from workers.local_transport import LocalTransport  # noqa: E402
 from workers.spec import HostSpec  # noqa: E402
@@ -51,20 +52,13 @@ def one_command(transport: Transport, name: str) -> CommandResult:
     return transport.wait_background(name, timeout=10)
 
 
-def one_round(
-    transport: Transport, read: Callable[[Transport, str], CommandResult], commands: int
-) -> tuple[float, float]:
-    """Wall and CPU seconds per background command, from its start to its outcome read."""
-
-    def run_all() -> None:
-        for number in range(commands):
-            transport.start_background(f"bench{number}", COMMAND)
-            result = read(transport, f"bench{number}")
-            if (result.exit_status, result.stdout, result.stderr) != (3, b"out\n", b"err\n"):
-                sys.exit(f"{read.__name__} read {result}")
-
-    wall, cpu = timed(run_all, own_and_children_cpu_s)
-    return wall / commands, cpu / commands
+def one_round(transport: Transport, read: Callable[[Transport, str], CommandResult], commands: int) -> None:
+    """commands background commands, each from its start to its outcome read."""
+    for number in range(commands):
+        transport.start_background(f"bench{number}", COMMAND)
+        result = read(transport, f"bench{number}")
+        if (result.exit_status, result.stdout, result.stderr) != (3, b"out\n", b"err\n"):
+            sys.exit(f"{read.__name__} read {result}")
 
 
 def main() -> None:
@@ -76,11 +70,9 @@ def main() -> None:
     work_dir = scratch.run(["mktemp", "-d", "/tmp/benchdash-bench-outcome-XXXXXX"]).text.strip()
     transport = LocalTransport(HostSpec(name="local", address="", work_dir=work_dir))
     reads = {"status, then cat of each output (before)": three_commands, "one command (the wait, now)": one_command}
-    measured: dict[str, list[tuple[float, float]]] = {name: [] for name in reads}
+    work = {name: partial(one_round, transport, read, args.commands) for name, read in reads.items()}
     try:
-        for _ in range(args.rounds):
-            for name, read in reads.items():
-                measured[name].append(one_round(transport, read, args.commands))
+        measured = in_turns(work, args.rounds, cpu_s=own_and_children_cpu_s, units=args.commands)
     finally:
         scratch.run(["rm", "-rf", "--", work_dir])
     print_command_table("reading the outcome", measured, args.commands)

@@ -13,12 +13,13 @@ import argparse
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.command_table import print_command_table  # noqa: E402
-from bench.timing import timed  # noqa: E402
+from bench.timing import in_turns  # noqa: E402
 from workers.local_transport import DEFAULT_LOCAL_USER, switch_user_argv  # noqa: E402
 from workers.transport_base import wrap_command  # noqa: E402
 
@@ -27,16 +28,11 @@ def switches(account: str) -> dict[str, list[str]]:
     return {"runuser -u": ["runuser", "-u", account, "--"], "setpriv --reset-env": switch_user_argv(account)}
 
 
-def one_round(prefix: list[str], commands: int) -> tuple[float, float]:
-    """Wall and CPU seconds per command, over `commands` runs of `true` behind prefix and the timeout wrapper."""
+def one_round(prefix: list[str], commands: int) -> None:
+    """`commands` runs of `true` behind prefix and the timeout wrapper."""
     argv = prefix + wrap_command(["true"], timeout=60, env=None)
-
-    def run_all() -> None:
-        for _ in range(commands):
-            subprocess.run(argv, check=True, stdin=subprocess.DEVNULL, capture_output=True)
-
-    wall, cpu = timed(run_all)
-    return wall / commands, cpu / commands
+    for _ in range(commands):
+        subprocess.run(argv, check=True, stdin=subprocess.DEVNULL, capture_output=True)
 
 
 def main() -> None:
@@ -47,10 +43,8 @@ def main() -> None:
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("run it as root: a worker that is not root reaches the clusters' account with sudo, unchanged")
-    measured: dict[str, list[tuple[float, float]]] = {name: [] for name in switches(args.account)}
-    for _ in range(args.rounds):
-        for name, prefix in switches(args.account).items():
-            measured[name].append(one_round(prefix, args.commands))
+    work = {name: partial(one_round, prefix, args.commands) for name, prefix in switches(args.account).items()}
+    measured = in_turns(work, args.rounds, units=args.commands)
     print_command_table("switch", measured, args.commands)
 
 
