@@ -39,13 +39,14 @@ exec "$@"
 WRITE_SCRIPT = r"""printf '%s\n' "$2" > "$1"
 """
 # $1 the postmaster's pid, then cgroup.procs files: each server process (it and its children) missing from one,
-# "pid<TAB>file" a line.
+# "pid<TAB>file" a line. A child that ended after ps listed it (a backend closing) is gone from the file and from
+# /proc: it is not outside.
 MEMBERSHIP_SCRIPT = r"""
 postmaster=$1
 shift
 for procs in "$@"; do
   for pid in "$postmaster" $(ps -o pid= --ppid "$postmaster"); do
-    grep -qx "$pid" "$procs" || printf '%s\t%s\n' "$pid" "$procs"
+    grep -qx "$pid" "$procs" || ! [ -e "/proc/$pid" ] || printf '%s\t%s\n' "$pid" "$procs"
   done
 done
 """

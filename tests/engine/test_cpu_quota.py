@@ -2,7 +2,9 @@
 the quota file holding the quota computed from what the server used unthrottled, and a quota of a quarter of that
 use really lowering select-only TPS; the v2 layout's files and parsing on a target in memory (issue 42, point 3)."""
 
+import os
 import posixpath
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pytest
 from tests.cgroups import delegate_cgroup
 from tests.fake_transport import Answer, FakeTransport
 from workers.cpu_quota import (
+    MEMBERSHIP_SCRIPT,
     CgroupLayout,
     CpuQuotaError,
     ServerCgroup,
@@ -162,3 +165,19 @@ def test_a_quota_of_a_quarter_what_the_server_used_lowers_select_only_tps(ssh_ta
     assert layout is not None
     dirs = layout.delegated(ssh_target.username).child(ssh_target.work_dir)
     assert Path(posixpath.join(dirs.quota_dir, "cpu.cfs_quota_us")).read_text() == "-1\n"
+
+
+def test_a_server_process_that_ended_after_ps_listed_it_is_not_called_outside_its_cgroup(tmp_path):
+    ended = subprocess.Popen(["true"])
+    ended.wait()  # its pid is free again: a backend that closed between ps and the read of cgroup.procs
+    with subprocess.Popen(["sleep", "30"]) as outside:
+        fake_ps = tmp_path / "ps"
+        fake_ps.write_text(f"#!/bin/sh\necho {ended.pid}\necho {outside.pid}\n")
+        fake_ps.chmod(0o755)
+        procs = tmp_path / "cgroup.procs"
+        procs.write_text(f"{os.getpid()}\n")
+        env = {"PATH": f"{tmp_path}:/usr/bin:/bin"}
+        argv = ["sh", "-c", MEMBERSHIP_SCRIPT, "sh", str(os.getpid()), str(procs)]
+        found = subprocess.run(argv, env=env, capture_output=True, text=True, check=True).stdout
+        outside.kill()
+    assert found.splitlines() == [f"{outside.pid}\t{procs}"]
