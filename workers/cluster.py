@@ -14,6 +14,7 @@ No pg_hba.conf rule trusts anyone: the target's account connects over the privat
 authentication, every TCP client (pgbench on a separate client host) with the cluster's password.
 """
 
+import itertools
 import json
 import posixpath
 import random
@@ -64,10 +65,23 @@ _COLLECTED_TAIL = (
     '[ -z "$newest" ] || tail -n "$2" -- "$newest"'
 )
 START_ATTEMPTS = 3
-# Make the socket directory, mode 0700, and make sure it is ours: a directory someone else made is refused.
-_PRIVATE_DIR_SCRIPT = r"""
+# Before a start, in one command. $1 the socket directory: made, mode 0700, and ours (exit 3 when someone else made it
+# or it is a link). $2 the data directory, $3 the include block, then pairs of a file's name there and its text: each
+# file written 0600. Exit 4 when postgresql.conf no longer ends with the block. Then the target's TCP tables, for the
+# ports that listen.
+_SERVER_FILES_SCRIPT = r"""
 umask 077
-mkdir -p -- "$1" && [ ! -L "$1" ] && [ -O "$1" ] && chmod 700 -- "$1"
+socket=$1 data=$2 block=$3
+shift 3
+mkdir -p -- "$socket" && [ ! -L "$socket" ] && [ -O "$socket" ] && chmod 700 -- "$socket" || exit 3
+while [ $# -ge 2 ]; do
+  : > "$data/$1" && chmod 600 -- "$data/$1" && printf '%s' "$2" > "$data/$1" || exit
+  shift 2
+done
+size=$(printf '%s' "$block" | wc -c)
+[ "$(tail -c "$((size))" -- "$data/postgresql.conf")" = "$(printf '%s' "$block")" ] || exit 4
+cat /proc/net/tcp /proc/net/tcp6 2>/dev/null
+exit 0
 """
 # $1 marker file, $2 data directory, $3 snapshot directory: the marker (nothing when there is none), NUL, then a line
 # "data" and one "snapshot" for each of the two that holds a cluster.
@@ -85,6 +99,15 @@ shift 2
 "$pg_ctl" -D "$data" status >/dev/null 2>&1 || exit 3
 for file in "$@"; do cat -- "$data/$file" || exit 4; printf '\000'; done
 """
+
+
+def free_port(busy: set[int]) -> int:
+    """A port of PORT_RANGE not among busy, drawn at random."""
+    rng = random.SystemRandom()
+    while True:
+        port = rng.randint(*PORT_RANGE)
+        if port not in busy:
+            return port
 
 
 @dataclass(frozen=True)
@@ -132,6 +155,7 @@ class Cluster:
         self.user = SUPERUSER
         self.dbname = DBNAME
         self._setting_names: set[str] | None = None
+        self._settings_text: str | None = None  # the study's settings, checked by configure, written at start
         self._tools: dict[str, str] = {}
 
     def __repr__(self) -> str:
@@ -215,7 +239,7 @@ class Cluster:
         return self._setting_names
 
     def configure(self, settings: Mapping[str, str]) -> None:
-        """Write the study's settings to benchdash.conf (included from postgresql.conf); takes effect at start.
+        """Take the study's settings for benchdash.conf (included from postgresql.conf), written as the server starts.
 
         The web side checked them before the study was queued; they are checked again here, whatever the
         store says: the never-allowed classes, this major's settings catalog, this build's describe-config.
@@ -232,7 +256,7 @@ class Cluster:
                 f"PostgreSQL {self.installed.version} has no setting named {', '.join(map(repr, unknown))}; "
                 f"check the spelling (postgres --describe-config lists them all)"
             )
-        self.transport.put_bytes(conf_lines(settings).encode(), posixpath.join(self.data_dir, SETTINGS_FILE), 0o600)
+        self._settings_text = conf_lines(settings)
 
     def _server_conf(self, port: int | None) -> str:
         """The settings that are the engine's alone: where the server listens and which files it reads.
@@ -251,18 +275,45 @@ class Cluster:
         cgroup = f"# cgroup: {self.cgroup.dirs.quota_dir}\n" if self.cgroup else ""
         return conf_lines(server) + cpu_set + cgroup
 
-    def _write_server_settings(self) -> None:
-        made = self.transport.run(["sh", "-c", _PRIVATE_DIR_SCRIPT, "sh", self.socket_dir], check=False, timeout=60)
-        if not made.ok:
+    def _write_server_files(self, avoid: set[int]) -> int:
+        """The server's files written for a start on self.port, or on a port no server listens on when it has none
+        (set, and returned); one command, a second only when the port drawn turned out to be taken."""
+        chosen = self.port is None
+        port = self.port = free_port(avoid) if self.port is None else self.port
+        listening = self._put_server_files()
+        if chosen and port in listening:
+            port = self.port = free_port(avoid | listening)
+            self._put_server_files()
+        return port
+
+    def _put_server_files(self) -> set[int]:
+        """The socket directory made private; the study's settings (once configured), the engine's file and
+        pg_hba.conf written, with the include block kept last in postgresql.conf; the ports that listen there."""
+        files = {
+            SERVER_FILE: self._server_conf(self.port),
+            "pg_hba.conf": hba_lines(self.user, self.client_addresses, IDENT_MAP),
+        }
+        if self._settings_text is not None:
+            files[SETTINGS_FILE] = self._settings_text
+        argv = ["sh", "-c", _SERVER_FILES_SCRIPT, "sh", self.socket_dir, self.data_dir, INCLUDE_BLOCK]
+        result = self.transport.run([*argv, *itertools.chain(*files.items())], check=False, timeout=60)
+        if result.exit_status == 3:
             raise ClusterError(
                 f"{self.socket_dir} on {self.transport.host.name} is not a private directory of the target's "
                 f"account (another account made it, or it is a link): refusing to put the server's socket there"
             )
-        conf = self._server_conf(self.port).encode()
-        self.transport.put_bytes(conf, self._file(SERVER_FILE), 0o600)
-        self._put_last("postgresql.conf", INCLUDE_BLOCK)
-        hba = hba_lines(self.user, self.client_addresses, IDENT_MAP).encode()
-        self.transport.put_bytes(hba, self._file("pg_hba.conf"), 0o600)
+        if result.exit_status == 4:  # lines appended after the block: moved last, the tables read on their own
+            self._put_last("postgresql.conf", INCLUDE_BLOCK)
+            return self._listening_ports()
+        if not result.ok:
+            detail = result.stderr.decode("utf-8", "replace").strip()[-2000:]
+            raise ClusterError(f"the server's files could not be written in {self.data_dir}: {detail}")
+        return listening_ports(result.text)
+
+    def _listening_ports(self) -> set[int]:
+        return listening_ports(
+            self.transport.run(["cat", "/proc/net/tcp", "/proc/net/tcp6"], check=False, timeout=60).text
+        )
 
     def password(self) -> str:
         """The superuser's password, for a TCP client; read from the target, where initdb set it."""
@@ -274,23 +325,13 @@ class Cluster:
             raise ClusterError(f"{self.data_dir}: the server has not been started")
         return passfile_line(self.port, self.user, self.password())
 
-    def _free_port(self, avoid: set[int]) -> int:
-        tables = self.transport.run(["cat", "/proc/net/tcp", "/proc/net/tcp6"], check=False, timeout=60).text
-        busy = listening_ports(tables) | avoid
-        rng = random.SystemRandom()
-        while True:
-            port = rng.randint(*PORT_RANGE)
-            if port not in busy:
-                return port
-
     def start(self) -> None:
         """Start on a free port (chosen on the target) and wait until it accepts connections."""
         tried: set[int] = set()
         for attempt in range(START_ATTEMPTS):
-            if self.port is None or attempt > 0:
-                self.port = self._free_port(tried)
-            tried.add(self.port)
-            self._write_server_settings()
+            if attempt > 0:
+                self.port = None
+            tried.add(self._write_server_files(tried))
             try:
                 prefix = [*taskset_prefix(self.cpus), *(self.cgroup.dirs.join_prefix() if self.cgroup else [])]
                 argv = [*prefix, self.installed.tool("pg_ctl"), "-D", self.data_dir, "-l"]

@@ -23,7 +23,7 @@ def pg_ctl_stop(transport: Transport, installed: InstalledBuild, data_dir: str, 
 
 def socket_dir_for(cluster_dir: str) -> str:
     """<cluster_dir>/socket, or where that path is too long for a unix socket, /tmp/benchdash-<digest>
-    (made private to the target's account before the server starts: Cluster's _PRIVATE_DIR_SCRIPT)."""
+    (made private to the target's account before the server starts: Cluster's _SERVER_FILES_SCRIPT)."""
     preferred = posixpath.join(cluster_dir, "socket")
     if len(preferred) <= MAX_SOCKET_DIR_LEN:
         return preferred

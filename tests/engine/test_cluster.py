@@ -1,6 +1,7 @@
 """A PostgreSQL cluster on a target: real initdb, real servers, real pgbench, locally and over SSH."""
 
 import posixpath
+import socket
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from workers.builds import install_build
-from workers.cluster import Cluster, ClusterError, RefusedSetting
+from workers.cluster import Cluster, ClusterError, RefusedSetting, free_port
 from workers.pg_conf import conf_quote, hba_address, listening_ports, unknown_settings
 from workers.spec import BuildSpec, HostSpec, Prewarm, ScenarioSpec, TrialSpec
 from workers.transport import connect
@@ -78,6 +79,24 @@ def test_the_study_settings_are_in_effect_after_start(local_transport, installed
     assert {name: shown[name] for name in STUDY_SETTINGS} == STUDY_SETTINGS
     assert cluster.psql("SHOW shared_buffers;").strip() == "64MB"
     assert shown["port"] == str(cluster.port) and cluster.is_running()
+
+
+def test_a_drawn_port_that_listens_is_drawn_again_from_the_ports_that_do_not(
+    local_transport, installed_build, new_cluster, monkeypatch
+):
+    with socket.create_server(("127.0.0.1", 0)) as drawn_first, socket.create_server(("127.0.0.1", 0)) as other:
+        busy, elsewhere = drawn_first.getsockname()[1], other.getsockname()[1]
+        draws: list[set[int]] = []
+
+        def draw(avoid: set[int]) -> int:
+            draws.append(set(avoid))
+            return busy if len(draws) == 1 else free_port(avoid)
+
+        monkeypatch.setattr("workers.cluster.free_port", draw)
+        cluster = new_cluster(local_transport, installed_build)
+        cluster.start()
+    assert len(draws) == 2 and {busy, elsewhere} <= draws[1]  # the second draw knew every port that listened
+    assert cluster.port not in (busy, elsewhere) and cluster.show_all()["port"] == str(cluster.port)
 
 
 def test_it_refuses_an_unknown_setting_name_with_a_clear_message(local_transport, installed_build, new_cluster):

@@ -17,7 +17,7 @@ from tests.engine.test_runner import trial
 from workers.builds import find_client_tool, install_build
 from workers.cluster import Cluster
 from workers.local_transport import LocalTransport
-from workers.pg_conf import hba_lines, passfile_line
+from workers.pg_conf import ClusterError, hba_lines, passfile_line
 from workers.postmaster import socket_dir_for
 from workers.runner import run_trial
 from workers.transport import CommandResult, Transport, connect
@@ -54,6 +54,18 @@ def started(local_transport: Transport, installed_build, running_clusters) -> Cl
     cluster.initdb()
     cluster.start()
     return cluster
+
+
+def test_a_socket_directory_that_is_a_link_is_refused_and_no_server_starts(
+    local_transport, installed_build, new_cluster
+):
+    cluster = new_cluster(local_transport, installed_build)
+    local_transport.run(["rm", "-rf", cluster.socket_dir])
+    local_transport.run(["ln", "-s", "/tmp", cluster.socket_dir])
+    with pytest.raises(ClusterError, match="is not a private directory of the target's account"):
+        cluster.start()
+    assert not cluster.is_running()
+    assert stat.S_IMODE(os.stat("/tmp").st_mode) == 0o1777
 
 
 def psql_tcp(cluster: Cluster, env: dict[str, str] | None = None) -> CommandResult:
