@@ -46,12 +46,12 @@ def test_a_socket_path_too_long_for_unix_sockets_goes_to_a_private_dir_in_tmp():
 
 
 @pytest.fixture
-def started(local_transport: Transport, installed_build, running_clusters) -> Cluster:
+def started(local_transport: Transport, installed_build, running_clusters, cluster_templates) -> Cluster:
     installed = install_build(local_transport, installed_build)
     data_dir = posixpath.join(local_transport.host.work_dir, "clusters", "auth", "data")
     cluster = Cluster(local_transport, installed, data_dir, client_addresses=["127.0.0.2"])
     running_clusters.append(cluster)
-    cluster.initdb()
+    cluster_templates.initdb(cluster, installed_build)
     cluster.start()
     return cluster
 

@@ -17,7 +17,7 @@ from workers.spec import BuildSpec, HostSpec, ScenarioSpec, TrialOutcome, TrialS
 from workers.transport import Transport
 from workers.trial_cluster import cluster_dir
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [pytest.mark.slow, pytest.mark.shared_pristine_data]
 
 
 def side(host: HostSpec, build: BuildSpec, trial_id: int, half: int) -> TrialSpec:

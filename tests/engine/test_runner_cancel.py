@@ -229,6 +229,7 @@ def test_a_cancel_stops_the_making_of_the_data_within_seconds_and_leaves_no_mark
     assert marker_exists(local_transport, spec) is False  # written last, once the data and its snapshot are whole
 
 
+@pytest.mark.shared_pristine_data
 @pytest.mark.parametrize(
     ("step", "what"), [("snapshot-data", "snapshot"), ("restore-data", "restore")], ids=["snapshot", "restore"]
 )
@@ -253,6 +254,7 @@ def test_a_cancel_stops_a_copy_of_the_data_and_the_next_trial_finds_whole_data(
     assert_clean(local_transport)
 
 
+@pytest.mark.shared_pristine_data
 def test_a_cancel_stops_the_checkpoint_and_vacuum_after_the_run(local_transport, installed_build):
     spec = update_trial(local_transport, installed_build)
     spec = replace(spec, scenario=replace(spec.scenario, checkpoint_vacuum=True))
@@ -266,6 +268,7 @@ def test_a_cancel_stops_the_checkpoint_and_vacuum_after_the_run(local_transport,
     assert_clean(local_transport)
 
 
+@pytest.mark.shared_pristine_data
 def test_a_cancel_stops_the_run_itself_within_seconds(local_transport, installed_build):
     spec = update_trial(local_transport, installed_build, scale=1, duration_s=60)
     canceller = Canceller(local_transport.host.work_dir, "pgbench")
