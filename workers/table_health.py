@@ -53,14 +53,17 @@ SIZES_AND_STATS_SQL = r"""SELECT json_build_object(
     WHERE schemaname = current_schema() AND relname LIKE 'pgbench\_%'), '[]'));
 """
 
-PGSTATTUPLE_SQL = rf"""SELECT coalesce(json_agg(json_build_object('name', q.relname, 'table_len', (q.s).table_len,
+PGSTATTUPLE_QUERY = rf"""SELECT coalesce(json_agg(json_build_object('name', q.relname, 'table_len', (q.s).table_len,
   'tuple_count', (q.s).tuple_count, 'dead_tuple_count', (q.s).dead_tuple_count,
   'dead_tuple_percent', (q.s).dead_tuple_percent, 'free_percent', (q.s).free_percent) ORDER BY q.relname), '[]')
 FROM (SELECT c.relname, pgstattuple(c.oid::regclass) AS s
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname LIKE 'pgbench\_%'
-        AND pg_relation_size(c.oid) <= {PGSTATTUPLE_MAX_BYTES}) AS q;
-"""  # noqa: S608
+        AND pg_relation_size(c.oid) <= {PGSTATTUPLE_MAX_BYTES}) AS q"""  # noqa: S608
+PGSTATTUPLE_SQL = PGSTATTUPLE_QUERY + ";\n"
+TABLES_BYTES_QUERY = r"""SELECT coalesce(sum(pg_relation_size(c.oid)), 0)
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname LIKE 'pgbench\_%'"""
 
 
 class TableHealth:
@@ -73,21 +76,42 @@ class TableHealth:
 
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
+        self.together = True  # the sizes and pgstattuple read by one command, until that fails
         self.readings: dict[str, dict[str, Any]] = {}
         self.notes: list[str] = []
 
     def read(self, moment: str) -> None:
-        """One reading; after the run, once pgbench's sessions have gone. A failure becomes a note."""
+        """One reading; after the run, once pgbench's sessions have gone. A failure becomes a note. The sizes and,
+        where the tables are small, pgstattuple's rows come from one command; where that fails (a build without the
+        extension), they are read apart from then on."""
+        wait = WAIT_FOR_PGBENCH_SQL if moment == "after" else ""
         try:
-            wait = WAIT_FOR_PGBENCH_SQL if moment == "after" else ""
-            reading = json.loads(self.cluster.psql(wait + SIZES_AND_STATS_SQL).strip().splitlines()[-1])
+            reading, rows = self._read_together(wait) if self.together else (self._read_sizes(wait), None)
         except ConnectionLost:  # the host, not the reading: the runner waits for it and reads again
             raise
         except (ClusterError, TransportError, ValueError, IndexError) as error:
-            self.notes.append(f"{NOTE_PREFIX}: no reading {moment} the run ({error})")
+            if self.together:
+                self.together = False
+                self.read(moment)
+            else:
+                self.notes.append(f"{NOTE_PREFIX}: no reading {moment} the run ({error})")
             return
-        reading["pgstattuple"] = self.pgstattuple(moment, reading["relations"])
+        if rows is None:
+            reading["pgstattuple"] = self.pgstattuple(moment, reading["relations"])
+        else:
+            reading["pgstattuple"] = rows
+            self.note_too_large(moment, reading["relations"], {row["name"] for row in rows})
         self.readings[moment] = reading
+
+    def _read_sizes(self, wait: str) -> dict[str, Any]:
+        return json.loads(self.cluster.psql(wait + SIZES_AND_STATS_SQL).strip().splitlines()[-1])
+
+    def _read_together(self, wait: str) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
+        """The sizes, and pgstattuple's rows where the tables hold at most quick_bytes (else None: read apart)."""
+        quick = f"SELECT CASE WHEN ({TABLES_BYTES_QUERY}) <= {int(self.quick_bytes)} THEN ({PGSTATTUPLE_QUERY})"
+        sql = f"{wait}{SIZES_AND_STATS_SQL}CREATE EXTENSION IF NOT EXISTS {self.extension};\n{quick} ELSE 'null' END;\n"
+        *_, sizes, rows = self.cluster.psql(sql).strip().splitlines()
+        return json.loads(sizes), json.loads(rows)
 
     def pgstattuple(self, moment: str, relations: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
         """pgstattuple's rows, or None where the build lacks the extension (noted once)."""

@@ -55,27 +55,48 @@ class ReadInTheBackground(TableHealth):
 
 @pytest.mark.parametrize(("health_of", "background"), [(TableHealth, False), (ReadInTheBackground, True)])
 def test_pgstattuple_reads_small_tables_in_one_command_and_larger_ones_in_the_background(
-    new_cluster, local_transport, installed_build, health_of, background
+    new_cluster, local_transport, installed_build, health_of, background, monkeypatch
 ):
     """Larger tables are read by a background command, which a cancel can stop (Transport.run_long)."""
     cluster = new_cluster(local_transport, installed_build)
     cluster.start()
     cluster.pgbench_init(1)
     local_transport.should_stop = lambda: False
+    commands = counted_commands(local_transport, monkeypatch)
     health = health_of(cluster)
     health.read("before")
+    if not background:
+        assert len(commands) == 1, commands  # the sizes, the statistics and pgstattuple's rows: one psql
     stattuple = by_name(health.readings["before"]["pgstattuple"])
     assert stattuple["pgbench_accounts"]["tuple_count"] == 100_000 and health.notes == []
+    assert health.readings["before"]["tables"] and health.readings["before"]["relations"]
     assert local_transport.exists(f"{local_transport.run_dir}/stattuple.rc") is background
 
 
-def test_a_build_without_pgstattuple_gives_the_rest_and_says_so(new_cluster, local_transport, installed_build):
+def counted_commands(transport, monkeypatch) -> list[list[str]]:
+    """The argument lists of the commands the transport runs from now on."""
+    commands: list[list[str]] = []
+    run = transport.run
+
+    def counting(argv, **options):
+        commands.append(list(argv))
+        return run(argv, **options)
+
+    monkeypatch.setattr(transport, "run", counting)
+    return commands
+
+
+def test_a_build_without_pgstattuple_gives_the_rest_and_says_so(
+    new_cluster, local_transport, installed_build, monkeypatch
+):
     cluster = new_cluster(local_transport, installed_build)
     cluster.start()
     cluster.pgbench_init(1)
     health = WithoutTheExtension(cluster)
     health.read("before")
+    commands = counted_commands(local_transport, monkeypatch)
     health.read("after")
+    assert len(commands) == 2, commands  # apart once the extension was found missing: the sizes, then its try
     readings = json.loads(health.artifact()["table_health"])
     assert readings["after"]["pgstattuple"] is None
     assert by_name(readings["after"]["tables"])["pgbench_branches"]["n_live_tup"] == 1
