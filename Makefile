@@ -52,13 +52,13 @@ check: lint imports
 	@.venv/bin/python tests/rewrite_ahead.py
 	.venv/bin/pytest -m "not servers" -q -n 2 --dist worksteal
 
-# Four pytest-xdist workers: most of the slow tests wait on real processes (workers, pgbench, timeouts), so four run
-# side by side even on two cores (the figures: docs/TESTS.md); each worker has its own test database and Redis db
-# (tests/queue/conftest.py).
+# Five pytest-xdist workers: most of the slow tests wait on real processes (workers, pgbench, timeouts), so five run
+# side by side even on two cores; with four, the cores stood idle 15% of a run whenever all four waited at once
+# (the figures: docs/TESTS.md); each worker has its own test database and Redis db (tests/queue/conftest.py).
 # worksteal: a worker that runs out takes tests queued behind a long one on another (docs/TESTS.md).
 # lint and imports run beside the suite (mypy most of their CPU), at the lowest priority: in a session of their own
 # whose autogroup is niced to 19 (Linux shares the CPU among sessions first, tests/conftest.py), they take only what
-# the suite leaves idle, and no longer slow the four workers' collection at the start; their output comes after the
+# the suite leaves idle, and no longer slow the workers' collection at the start; their output comes after the
 # suite's, and either failing fails `make test`.
 # The checkout's own modules are compiled first: where PYTHONDONTWRITEBYTECODE is set, no process writes them, and
 # each of the run's Python processes (Celery workers and beat, gunicorn, manage.py) would compile them again at
@@ -72,7 +72,7 @@ test:
 	@lint_log=$$(mktemp); \
 	  setsid -w sh -c '{ echo 19 > /proc/self/autogroup; } 2>/dev/null; exec nice -n 19 "$$@"' sh \
 	    $(MAKE) --no-print-directory lint imports > "$$lint_log" 2>&1 & lint=$$!; \
-	  .venv/bin/pytest -n 4 --dist worksteal; suite=$$?; \
+	  .venv/bin/pytest -n 5 --dist worksteal; suite=$$?; \
 	  wait $$lint; linted=$$?; cat "$$lint_log"; rm -f "$$lint_log"; \
 	  [ $$linted -eq 0 ] || echo "make test: lint or the import contracts failed (above)" >&2; \
 	  [ $$suite -eq 0 ] && [ $$linted -eq 0 ]
