@@ -1,7 +1,7 @@
 """Each test's CPU, as a pytest plugin: the pytest worker's own (user + system) and that of the child processes it
 reaped during the test, with the test's wall time, one TSV per pytest-xdist worker; then the sums by module.
 
-Usage:  BENCH_TEST_CPU=/tmp/cpu .venv/bin/python -m pytest -p bench.cpu_per_test -n 4 --dist worksteal [PATH...]
+Usage:  BENCH_TEST_CPU=/tmp/cpu .venv/bin/python -m pytest -p bench.cpu_per_test -n 5 --dist worksteal [PATH...]
         .venv/bin/python bench/cpu_per_test.py /tmp/cpu [--most 30]
 
 The run is bound by the CPU on two cores, where the durations are wall time and move with the load: the sums say where
