@@ -18,6 +18,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -78,7 +79,7 @@ def database_before(migration: tuple[str, str]) -> Iterator[None]:
     template = migrated_template(test_database.removesuffix(f"_{worker}") if worker else test_database, migration)
     copy = f"{test_database}_migration"
     with psycopg.connect(store_url("postgres"), autocommit=True) as maintenance:
-        maintenance.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(copy)))
+        drop_database(maintenance, copy)
         create = sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(copy), sql.Identifier(template))
         maintenance.execute(create)
     _connect_to(copy)
@@ -87,7 +88,25 @@ def database_before(migration: tuple[str, str]) -> Iterator[None]:
     finally:
         _connect_to(test_database)
         with psycopg.connect(store_url("postgres"), autocommit=True) as maintenance:
-            maintenance.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(copy)))
+            drop_database(maintenance, copy)
+
+
+def drop_database(maintenance: psycopg.Connection, name: str, tries: int = 20) -> None:
+    """DROP DATABASE IF EXISTS, its clients ended. WITH (FORCE) refuses to end an autovacuum worker there (it runs as
+    no role this one may signal: a fresh clone's run failed so), which a plain DROP cancels itself; so where FORCE is
+    refused, a plain DROP, and FORCE again while clients are left."""
+    force = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+    plain = sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name))
+    for _ in range(tries - 1):
+        try:
+            maintenance.execute(force)
+            return
+        except psycopg.errors.InsufficientPrivilege:
+            with contextlib.suppress(psycopg.errors.ObjectInUse):
+                maintenance.execute(plain)
+                return
+        time.sleep(0.1)
+    maintenance.execute(force)
 
 
 def _connect_to(database: str) -> None:

@@ -32,7 +32,7 @@ from tests.queue.support import (
     wait_for,
 )
 from tests.sshd import SshServer, sshd_server
-from tests.store_template import store_url
+from tests.store_template import drop_database, store_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -73,12 +73,12 @@ def second_store() -> Iterator[str]:
     name = f"{connection.settings_dict['NAME']}_second"
     template = connection.settings_dict["TEST"]["TEMPLATE"]
     with psycopg.connect(store_url("postgres"), autocommit=True) as maintenance:
-        maintenance.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+        drop_database(maintenance, name)
         create = sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(template))
         maintenance.execute(create)
     yield name
     with psycopg.connect(store_url("postgres"), autocommit=True) as maintenance:
-        maintenance.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        drop_database(maintenance, name)
 
 
 @pytest.fixture
