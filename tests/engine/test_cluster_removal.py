@@ -17,7 +17,9 @@ MIB = 1024 * 1024
 
 
 @pytest.fixture
-def study_cluster(running_clusters: list[Cluster]) -> Callable[[Transport, BuildSpec, str, int | None], Cluster]:
+def study_cluster(
+    running_clusters: list[Cluster], cluster_templates
+) -> Callable[[Transport, BuildSpec, str, int | None], Cluster]:
     """A cluster under <work_dir>/clusters/<name> with pgbench data and a snapshot, marked for study_id (None: none)."""
 
     def make(transport: Transport, build: BuildSpec, name: str, study_id: int | None) -> Cluster:
@@ -25,7 +27,7 @@ def study_cluster(running_clusters: list[Cluster]) -> Callable[[Transport, Build
         data_dir = posixpath.join(transport.host.work_dir, "clusters", name, "data")
         cluster = Cluster(transport, installed, data_dir)
         running_clusters.append(cluster)
-        cluster.initdb()
+        cluster_templates.initdb(cluster, build)
         cluster.configure({})
         cluster.start()
         cluster.pgbench_init(2)
