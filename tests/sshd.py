@@ -219,6 +219,19 @@ def any_transport(request: pytest.FixtureRequest) -> Transport:
     return request.getfixturevalue(f"{request.param}_transport")
 
 
+def counted_commands(transport: Transport, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The argument lists of the commands the transport runs from now on (for a test of how many a step takes)."""
+    commands: list[list[str]] = []
+    run = transport.run
+
+    def counting(argv, **options):
+        commands.append(list(argv))
+        return run(argv, **options)
+
+    monkeypatch.setattr(transport, "run", counting)
+    return commands
+
+
 def process_is_gone(pid: int) -> bool:
     """True when no such process runs (a zombie nobody reaped counts as gone)."""
     try:

@@ -24,7 +24,7 @@ from workers.facts import split_sections
 from workers.paths import unsafe_path_reason
 from workers.spec import BuildSpec
 from workers.transport import Transport
-from workers.work_dir import check_installed_dir, ensure_private_work_dir
+from workers.work_dir import RequiredFileMissing, check_installed_dir, ensure_private_work_dir
 
 INSTALLED_MARKER = ".installed"
 _SERVER_VERSION_RE = re.compile(r"\(PostgreSQL\)\s+(\d+(?:\.\d+)*(?:(?:beta|rc|devel)\d*)?)")
@@ -200,9 +200,13 @@ def _use_installed(transport: Transport, build: BuildSpec) -> InstalledBuild:
     bin_dir = build.bin_dir.rstrip("/")
     if reason := unsafe_path_reason(f"build {build.name}: bin directory", bin_dir):
         raise BuildInstallError(reason)
-    if not bin_dir or not transport.exists(posixpath.join(bin_dir, "postgres")):
-        raise BuildInstallError(f"build {build.name}: no postgres in {bin_dir!r} on {transport.host.name}")
-    check_installed_dir(transport, bin_dir, build.name)
+    no_postgres = f"build {build.name}: no postgres in {bin_dir!r} on {transport.host.name}"
+    if not bin_dir:
+        raise BuildInstallError(no_postgres)
+    try:
+        check_installed_dir(transport, bin_dir, build.name, required="postgres")
+    except RequiredFileMissing:
+        raise BuildInstallError(no_postgres) from None
     return probe_build(transport, bin_dir, posixpath.join(posixpath.dirname(bin_dir), "lib"))
 
 

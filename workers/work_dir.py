@@ -19,15 +19,17 @@ from dataclasses import dataclass
 
 from workers.transport import Transport, TransportError
 
-# $1 "make" to make the path (mode 0700) when it is missing, $2 "files" to list the files in it too, $3 the path.
+# $1 "make" to make the path (mode 0700) when it is missing, $2 "files" to list the files in it too, $3 the path,
+# $4 a name that must be found in it (exit 5 when it is not, before anything is read), or nothing.
 # Prints the account's uid, then "uid mode type|path" (lstat) for the resolved path, then for every entry met
 # walking the path from / one name at a time: a link is resolved one step (readlink), and its target walked the
 # same way, so every link and every directory it passes through is seen (and, with "files", every entry in it).
 # The walk gathers the entries (the shell's own tests); one stat reads them all.
 _CHECK_SCRIPT = r"""
-make=$1 files=$2 path=$3
+make=$1 files=$2 path=$3 required=$4
 umask 077
 if [ "$make" = make ]; then mkdir -p -- "$path" || exit 3; fi
+if [ -n "$required" ] && [ ! -e "$path/$required" ]; then exit 5; fi
 id -u
 set -- /
 resolved='' pending=$path links=0
@@ -60,6 +62,10 @@ LINK = "symbolic link"
 
 class UnsafeWorkDir(TransportError):
     """The work dir, or a directory on its path, could be changed by another account: the host is refused."""
+
+
+class RequiredFileMissing(TransportError):
+    """The path holds no file of the name it must hold (a build's bin dir without postgres), or does not exist."""
 
 
 @dataclass(frozen=True)
@@ -106,14 +112,18 @@ def path_refusals(
     return reasons
 
 
-def inspect_path(transport: Transport, path: str, *, make: bool, files: bool) -> tuple[int, list[PathEntry]]:
+def inspect_path(
+    transport: Transport, path: str, *, make: bool, files: bool, required: str = ""
+) -> tuple[int, list[PathEntry]]:
     """The account's uid and the entries of path's directories (and files), one round trip; UnsafeWorkDir when
-    the path cannot be made or read."""
+    the path cannot be made or read, RequiredFileMissing when required is given and path holds nothing of that name."""
     if not posixpath.isabs(path):
         raise UnsafeWorkDir(f"{path!r} on {transport.host.name} is not an absolute path")
     flags = ["make" if make else "", "files" if files else ""]
-    argv = ["sh", "-c", _CHECK_SCRIPT, "sh", *flags, path]
+    argv = ["sh", "-c", _CHECK_SCRIPT, "sh", *flags, path, required]
     result = transport.run(argv, check=False, timeout=60)
+    if result.exit_status == 5:
+        raise RequiredFileMissing(f"{path} on {transport.host.name} holds no {required}")
     if not result.ok:
         detail = result.stderr.decode("utf-8", "replace").strip()
         raise UnsafeWorkDir(f"cannot make or inspect {path} on {transport.host.name}: {detail}")
@@ -137,10 +147,11 @@ def check_work_dir(transport: Transport) -> None:
         transport.run(["chmod", "700", "--", resolved], timeout=60)
 
 
-def check_installed_dir(transport: Transport, directory: str, build_name: str) -> None:
+def check_installed_dir(transport: Transport, directory: str, build_name: str, required: str = "") -> None:
     """An installed build's bin or lib dir, and every file in it, belong to root or the account and no other
-    account may change them (as Debian's /usr/lib/postgresql/N/bin): else the build is refused."""
-    uid, entries = inspect_path(transport, directory, make=False, files=True)
+    account may change them (as Debian's /usr/lib/postgresql/N/bin): else the build is refused. RequiredFileMissing
+    when it holds nothing named required (given)."""
+    uid, entries = inspect_path(transport, directory, make=False, files=True, required=required)
     reasons = path_refusals(uid, entries, entries[0].path, target_is_the_account_s=False)
     if reasons:
         raise UnsafeWorkDir(

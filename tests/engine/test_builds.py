@@ -14,6 +14,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from benchdash.inventory.models import Build
+from tests.sshd import counted_commands
 from workers import npm_archive
 from workers.builds import (
     BuildInstallError,
@@ -260,6 +261,14 @@ def test_an_installed_build_without_postgres_is_refused(local_target):
         pytest.raises(BuildInstallError, match="no postgres in '/nonexistent/bin'"),
     ):
         install_build(transport, BuildSpec(name="ghost", kind="installed", bin_dir="/nonexistent/bin"))
+
+
+def test_a_bin_dir_that_holds_no_postgres_is_refused_by_its_one_check(local_target, monkeypatch):
+    with connect(local_target) as transport:
+        asked = counted_commands(transport, monkeypatch)
+        with pytest.raises(BuildInstallError, match="no postgres in '/usr/bin'"):
+            install_build(transport, BuildSpec(name="no-server", kind="installed", bin_dir="/usr/bin"))
+    assert [argv[:2] for argv in asked] == [["sh", "-c"]]  # the path's check, which found no postgres first
 
 
 def test_an_archive_is_unpacked_once_per_target_and_reused(local_target, archive_build: BuildSpec):

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from tests.engine.test_runner import trial
+from tests.sshd import counted_commands
 from workers.runner import run_trial
 from workers.table_health import TableHealth
 
@@ -71,19 +72,6 @@ def test_pgstattuple_reads_small_tables_in_one_command_and_larger_ones_in_the_ba
     assert stattuple["pgbench_accounts"]["tuple_count"] == 100_000 and health.notes == []
     assert health.readings["before"]["tables"] and health.readings["before"]["relations"]
     assert local_transport.exists(f"{local_transport.run_dir}/stattuple.rc") is background
-
-
-def counted_commands(transport, monkeypatch) -> list[list[str]]:
-    """The argument lists of the commands the transport runs from now on."""
-    commands: list[list[str]] = []
-    run = transport.run
-
-    def counting(argv, **options):
-        commands.append(list(argv))
-        return run(argv, **options)
-
-    monkeypatch.setattr(transport, "run", counting)
-    return commands
 
 
 def test_a_build_without_pgstattuple_gives_the_rest_and_says_so(
