@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.command_table import print_command_table  # noqa: E402
+from bench.scratch import local_scratch_dir  # noqa: E402
 from bench.timing import in_turns, own_and_children_cpu_s  # noqa: E402
 from workers import background_scripts as scripts  # noqa: E402
 from workers.local_transport import LocalTransport  # noqa: E402
@@ -88,18 +89,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--commands", type=int, default=20)
     args = parser.parse_args()
-    scratch = LocalTransport(HostSpec(name="local", address="", work_dir="/tmp"))
-    work_dir = scratch.run(["mktemp", "-d", "/tmp/benchdash-bench-latency-XXXXXX"]).text.strip()
-    host = HostSpec(name="local", address="", work_dir=work_dir)
-    transports = {
-        "launch every 50 ms, wait every 100 ms, outcome apart (before)": TransportBefore(host),
-        "launch every 10 ms, wait every 20 ms at first, outcome with the wait (now)": LocalTransport(host),
-    }
-    work = {name: partial(one_round, transport, args.commands) for name, transport in transports.items()}
-    try:
+    with local_scratch_dir("latency") as work_dir:
+        host = HostSpec(name="local", address="", work_dir=work_dir)
+        transports = {
+            "launch every 50 ms, wait every 100 ms, outcome apart (before)": TransportBefore(host),
+            "launch every 10 ms, wait every 20 ms at first, outcome with the wait (now)": LocalTransport(host),
+        }
+        work = {name: partial(one_round, transport, args.commands) for name, transport in transports.items()}
         measured = in_turns(work, args.rounds, cpu_s=own_and_children_cpu_s, units=args.commands)
-    finally:
-        scratch.run(["rm", "-rf", "--", work_dir])
     print_command_table(f"`{' '.join(COMMAND)}` in the background, start to outcome", measured, args.commands)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.command_table import print_command_table  # noqa: E402
+from bench.scratch import local_scratch_dir  # noqa: E402
 from bench.timing import in_turns, own_and_children_cpu_s  # noqa: E402
 from workers import background_scripts as scripts  # noqa: E402
 from workers.local_transport import LocalTransport  # noqa: E402
@@ -66,15 +67,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--commands", type=int, default=50)
     args = parser.parse_args()
-    scratch = LocalTransport(HostSpec(name="local", address="", work_dir="/tmp"))
-    work_dir = scratch.run(["mktemp", "-d", "/tmp/benchdash-bench-outcome-XXXXXX"]).text.strip()
-    transport = LocalTransport(HostSpec(name="local", address="", work_dir=work_dir))
     reads = {"status, then cat of each output (before)": three_commands, "one command (the wait, now)": one_command}
-    work = {name: partial(one_round, transport, read, args.commands) for name, read in reads.items()}
-    try:
+    with local_scratch_dir("outcome") as work_dir:
+        transport = LocalTransport(HostSpec(name="local", address="", work_dir=work_dir))
+        work = {name: partial(one_round, transport, read, args.commands) for name, read in reads.items()}
         measured = in_turns(work, args.rounds, cpu_s=own_and_children_cpu_s, units=args.commands)
-    finally:
-        scratch.run(["rm", "-rf", "--", work_dir])
     print_command_table("reading the outcome", measured, args.commands)
 
 

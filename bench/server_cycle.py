@@ -12,14 +12,13 @@ from __future__ import annotations
 import argparse
 import posixpath
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.timing import medians  # noqa: E402
+from bench.scratch import local_scratch_dir  # noqa: E402
+from bench.timing import medians, timed  # noqa: E402
 from workers.builds import install_build  # noqa: E402
 from workers.cluster import Cluster  # noqa: E402
 from workers.local_transport import LocalTransport  # noqa: E402
@@ -32,22 +31,14 @@ def busy_s() -> float:
     return (user + nice + system + irq + softirq) / 100
 
 
-def timed_busy(work: Callable[[], object], units: int) -> tuple[float, float]:
-    busy_before, started = busy_s(), time.perf_counter()
-    work()
-    return (time.perf_counter() - started) / units, (busy_s() - busy_before) / units
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--cycles", type=int, default=5, help="starts and stops a round")
     parser.add_argument("--bin-dir", default="/usr/lib/postgresql/15/bin")
     args = parser.parse_args()
-    scratch = LocalTransport(HostSpec(name="local", address="", work_dir="/tmp"))
-    work_dir = scratch.run(["mktemp", "-d", "/tmp/benchdash-bench-cycle-XXXXXX"]).text.strip()
-    transport = LocalTransport(HostSpec(name="local", work_dir=work_dir))
-    try:
+    with local_scratch_dir("cycle") as work_dir:
+        transport = LocalTransport(HostSpec(name="local", work_dir=work_dir))
         installed = install_build(transport, BuildSpec(name="pg", kind="installed", bin_dir=args.bin_dir))
         cluster = Cluster(transport, installed, posixpath.join(work_dir, "clusters", "bench", "data"))
 
@@ -58,15 +49,14 @@ def main() -> None:
 
         times: dict[str, list[tuple[float, float]]] = {"initdb": [], "a start and a fast stop": []}
         for _ in range(args.rounds):
-            times["initdb"].append(timed_busy(cluster.initdb, 1))
-            times["a start and a fast stop"].append(timed_busy(cycles, args.cycles))
+            times["initdb"].append(timed(cluster.initdb, busy_s))
+            wall, busy = timed(cycles, busy_s)
+            times["a start and a fast stop"].append((wall / args.cycles, busy / args.cycles))
         print(f"{args.rounds} rounds; PostgreSQL {installed.version}, a new data directory each round\n")
         print("| what | wall ms (median) | busy CPU ms, whole machine (median) |\n| --- | ---: | ---: |")
         for label, pairs in times.items():
             wall, busy = medians(pairs)
             print(f"| {label} | {wall * 1000:.0f} | {busy * 1000:.0f} |")
-    finally:
-        scratch.run(["rm", "-rf", work_dir])
 
 
 if __name__ == "__main__":

@@ -26,8 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from workers.local_transport import LocalTransport  # noqa: E402
-from workers.spec import HostSpec  # noqa: E402
+from bench.scratch import local_scratch_dir  # noqa: E402
 
 # Run with the tree's engine first on the path; argv: work dir, trials. Prints the steady trials' figures as JSON.
 DRIVER = r"""
@@ -70,17 +69,13 @@ print(json.dumps({"commands": commands / trials, "wall": (time.monotonic() - sta
 
 
 def one_tree(tree: Path, trials: int, bin_dir: str) -> dict[str, float]:
-    transport = LocalTransport(HostSpec(name="local", address="", work_dir="/tmp"))
-    work_dir = transport.run(["mktemp", "-d", "/tmp/benchdash-bench-trial-XXXXXX"]).text.strip()
-    try:
+    with local_scratch_dir("trial") as work_dir:
         env = {**os.environ, "PYTHONPATH": str(tree)}
         argv = [sys.executable, "-c", DRIVER, f"{work_dir}/w", str(trials), bin_dir]
         done = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            sys.exit(f"{tree}: {done.stderr[-2000:]}")
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    finally:
-        transport.run(["rm", "-rf", "--", work_dir], check=False)
+    if done.returncode != 0:
+        sys.exit(f"{tree}: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
