@@ -278,10 +278,12 @@ class Cluster:
     def _write_server_files(self, avoid: set[int]) -> int:
         """The server's files written for a start on self.port, or on a port no server listens on when it has none
         (set, and returned); one command, a second only when the port drawn turned out to be taken."""
-        chosen = self.port is None
-        port = self.port = free_port(avoid) if self.port is None else self.port
+        if self.port is not None:
+            self._put_server_files()
+            return self.port
+        port = self.port = free_port(avoid)
         listening = self._put_server_files()
-        if chosen and port in listening:
+        if port in listening:
             port = self.port = free_port(avoid | listening)
             self._put_server_files()
         return port
