@@ -97,10 +97,10 @@ class TableHealth:
                 self.notes.append(f"{NOTE_PREFIX}: no reading {moment} the run ({error})")
             return
         if rows is None:
-            reading["pgstattuple"] = self.pgstattuple(moment, reading["relations"])
-        else:
-            reading["pgstattuple"] = rows
+            rows = self.pgstattuple(reading["relations"])
+        if rows is not None:
             self.note_too_large(moment, reading["relations"], {row["name"] for row in rows})
+        reading["pgstattuple"] = rows
         self.readings[moment] = reading
 
     def _read_sizes(self, wait: str) -> dict[str, Any]:
@@ -113,7 +113,7 @@ class TableHealth:
         *_, sizes, rows = self.cluster.psql(sql).strip().splitlines()
         return json.loads(sizes), json.loads(rows)
 
-    def pgstattuple(self, moment: str, relations: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    def pgstattuple(self, relations: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
         """pgstattuple's rows, or None where the build lacks the extension (noted once)."""
         try:
             create = f"CREATE EXTENSION IF NOT EXISTS {self.extension}"
@@ -129,7 +129,6 @@ class TableHealth:
             if note not in self.notes:
                 self.notes.append(note)
             return None
-        self.note_too_large(moment, relations, {row["name"] for row in rows})
         return rows
 
     def note_too_large(self, moment: str, relations: list[dict[str, Any]], read: set[str]) -> None:
