@@ -97,3 +97,14 @@ def test_a_server_that_does_not_answer_gives_a_note_not_an_error(new_cluster, lo
     health.read("before")
     assert health.artifact() == {}
     assert health.notes[0].startswith("table_health: no reading before the run")
+
+
+def test_a_table_pgstattuple_left_out_for_its_size_is_noted_with_it():
+    health = TableHealth(cluster=None)  # the note needs no server
+    relations = [
+        {"name": "pgbench_accounts", "kind": "table", "bytes": 3 << 30},
+        {"name": "pgbench_accounts_pkey", "kind": "index", "bytes": 2 << 30},
+        {"name": "pgbench_branches", "kind": "table", "bytes": 8192},
+    ]
+    health.note_too_large("after", relations, {"pgbench_branches"})
+    assert health.notes == ["table_health: pgstattuple skipped pgbench_accounts after the run (3072 MiB > 1024 MiB)"]
