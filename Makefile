@@ -83,7 +83,7 @@ stop:
 # The locks from requirements.in and requirements-dev.in, every package pinned with its hashes (CONTRIBUTING.md,
 # "Dependencies"). uv keeps each version a lock already holds unless an .in file asks for another;
 # UPGRADE="--upgrade-package NAME" moves one that no .in file names.
-LOCK = .venv/bin/uv pip compile -q --generate-hashes --python-version 3.11 \
+LOCK = .venv/bin/uv pip compile -q --generate-hashes --python-version 3.11 --excludes requirements-excluded.txt \
   --custom-compile-command "make lock" $(UPGRADE)
 lock:
 	@test -x .venv/bin/uv || { echo "benchdash: no .venv/bin/uv here: run make test or make run once first" >&2; exit 1; }

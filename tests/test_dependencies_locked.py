@@ -6,12 +6,15 @@ them with --require-hashes, deploy/lib.sh); production's lock holds no test or l
 
 import re
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCKS = {"requirements.txt": "requirements.in", "requirements-dev.txt": "requirements-dev.in"}
+EXCLUDED = ROOT / "requirements-excluded.txt"
 TEST_TOOLS = {"pytest", "selenium", "moto", "mypy", "ruff", "hypothesis", "factory-boy", "import-linter"}
 PIN = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(\[[A-Za-z0-9,._-]+\])?==(?P<version>[A-Za-z0-9.+!-]+)")
 HASH = re.compile(r"--hash=sha256:[0-9a-f]{64}")
@@ -104,6 +107,26 @@ def test_the_production_lock_holds_no_test_or_lint_tool():
     production, _ = read_lock((ROOT / "requirements.txt").read_text())
 
     assert (TEST_TOOLS | set(development_pins) - set(production_pins)) & set(production) == set()
+
+
+def excluded() -> set[str]:
+    """The packages `make lock` leaves out (requirements-excluded.txt)."""
+    lines = (line.split("#")[0].strip() for line in EXCLUDED.read_text().splitlines())
+    return {canonical(line) for line in lines if line}
+
+
+@pytest.mark.parametrize("lock", sorted(LOCKS))
+def test_a_lock_holds_none_of_the_packages_left_out(lock):
+    entries, _ = read_lock((ROOT / lock).read_text())
+
+    assert excluded() & set(entries) == set()
+
+
+def test_each_package_left_out_is_one_that_a_locked_package_asks_for():
+    development, _ = read_lock((ROOT / "requirements-dev.txt").read_text())
+    asked = {canonical(Requirement(text).name) for name in development for text in metadata.requires(name) or []}
+
+    assert excluded() - asked == set()
 
 
 def test_the_development_lock_keeps_every_production_package_at_its_version():
