@@ -35,7 +35,7 @@ def test_it_prints_the_id_of_the_study_it_queued(local_rows, broker):
     study = Study.objects.get(kind=Study.Kind.MEASURED)
     assert out.strip() == str(study.pk)
     assert study.status == Study.Status.QUEUED and study.seed == 3 and study.baseline == build
-    assert study.trials.count() == 2 and study.title == build.version
+    assert study.trials.count() == 2 and study.title == f"PostgreSQL {build.version}"
 
 
 def test_it_queues_every_build_with_adaptive_repetitions_and_a_threshold(local_rows, broker, installed_build):

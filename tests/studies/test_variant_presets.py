@@ -118,7 +118,7 @@ def test_a_preset_s_study_is_named_after_the_preset_unless_titled(lab):
         "queue_study", "--preset", "pgecons-2014-checksums", "--builds", "pg15", "--host", "lab", stdout=io.StringIO()
     )
     preset = StudyPreset.objects.get(slug="pgecons-2014-checksums")
-    assert Study.objects.get().title == f"{preset.name}: 15.20"
+    assert Study.objects.get().title == f"{preset.name}: PostgreSQL 15.20"
 
 
 @pytest.mark.django_db

@@ -309,10 +309,10 @@ class Command(BaseCommand):
 
 
 def _default_title(text: str, builds: list[Build], preset: StudyPreset | None) -> str:
-    """A range of minors is named by its ends as given ('17.0..17.10'); builds by their versions ('15.0 vs 13.4');
-    a preset's study by the preset's name before them."""
-    versions = f"PostgreSQL {text.strip()}" if ".." in text else " vs ".join(build.version for build in builds)
-    return f"{preset.name}: {versions}" if preset else versions
+    """A range of minors is named by its ends as given ('PostgreSQL 17.0..17.10'); builds by their versions
+    ('PostgreSQL 15.0 vs 13.4'), as the published studies are; a preset's study by the preset's name before them."""
+    versions = text.strip() if ".." in text else " vs ".join(build.version for build in builds)
+    return f"{preset.name}: PostgreSQL {versions}" if preset else f"PostgreSQL {versions}"
 
 
 def _collectors(options: dict[str, Any]) -> Collectors:
