@@ -1,5 +1,6 @@
 """Progress of a running study: the JSON the live panel polls, and the panel on the study page."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -41,6 +42,21 @@ def test_it_estimates_the_remaining_time_from_the_pace_so_far(running_study):
     progress = study_progress(running_study)
     assert 99 <= progress.elapsed_s <= 110
     assert progress.remaining_s == pytest.approx(progress.elapsed_s / 3 * 5)
+
+
+def test_the_panel_shows_the_elapsed_and_remaining_time_before_its_first_poll(client, running_study):
+    page = client.get(reverse("studies:detail", args=[running_study.pk])).content.decode()
+    elapsed, remaining = re.findall(r'<dd data-live="(?:elapsed|remaining)">([^<]*)</dd>', page)
+    assert re.fullmatch(r"1:4\d", elapsed) and re.fullmatch(r"2:4\d|2:5\d|3:0\d", remaining), (elapsed, remaining)
+
+
+def test_an_ended_study_s_panel_shows_how_long_it_ran_and_nothing_remaining(client, running_study):
+    started = running_study.started_at
+    Study.objects.filter(pk=running_study.pk).update(
+        status=Study.Status.DONE, finished_at=started + timedelta(hours=1, seconds=65)
+    )
+    page = client.get(reverse("studies:detail", args=[running_study.pk])).content.decode()
+    assert '<dd data-live="elapsed">1:01:05</dd>' in page and '<dd data-live="remaining">—</dd>' in page
 
 
 def test_the_progress_json_answers_the_live_panel(client, running_study):
