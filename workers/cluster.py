@@ -67,8 +67,8 @@ _COLLECTED_TAIL = (
 START_ATTEMPTS = 3
 # Before a start, in one command. $1 the socket directory: made, mode 0700, and ours (exit 3 when someone else made it
 # or it is a link). $2 the data directory, $3 the include block, then pairs of a file's name there and its text: each
-# file written 0600. Exit 4 when postgresql.conf no longer ends with the block. Then the target's TCP tables, for the
-# ports that listen.
+# file written 0600. Then the target's TCP tables, for the ports that listen; exit 4 when postgresql.conf no longer
+# ends with the block.
 _SERVER_FILES_SCRIPT = r"""
 umask 077
 socket=$1 data=$2 block=$3
@@ -78,9 +78,9 @@ while [ $# -ge 2 ]; do
   : > "$data/$1" && chmod 600 -- "$data/$1" && printf '%s' "$2" > "$data/$1" || exit
   shift 2
 done
+cat /proc/net/tcp /proc/net/tcp6 2>/dev/null
 size=$(printf '%s' "$block" | wc -c)
 [ "$(tail -c "$((size))" -- "$data/postgresql.conf")" = "$(printf '%s' "$block")" ] || exit 4
-cat /proc/net/tcp /proc/net/tcp6 2>/dev/null
 exit 0
 """
 # $1 marker file, $2 data directory, $3 snapshot directory: the marker (nothing when there is none), NUL, then a line
@@ -304,18 +304,12 @@ class Cluster:
                 f"{self.socket_dir} on {self.transport.host.name} is not a private directory of the target's "
                 f"account (another account made it, or it is a link): refusing to put the server's socket there"
             )
-        if result.exit_status == 4:  # lines appended after the block: moved last, the tables read on their own
+        if result.exit_status == 4:  # lines appended after the block: the block moved last again
             self._put_last("postgresql.conf", INCLUDE_BLOCK)
-            return self._listening_ports()
-        if not result.ok:
+        elif not result.ok:
             detail = result.stderr.decode("utf-8", "replace").strip()[-2000:]
             raise ClusterError(f"the server's files could not be written in {self.data_dir}: {detail}")
         return listening_ports(result.text)
-
-    def _listening_ports(self) -> set[int]:
-        return listening_ports(
-            self.transport.run(["cat", "/proc/net/tcp", "/proc/net/tcp6"], check=False, timeout=60).text
-        )
 
     def password(self) -> str:
         """The superuser's password, for a TCP client; read from the target, where initdb set it."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from workers.builds import install_build
-from workers.cluster import Cluster, ClusterError, RefusedSetting, free_port
+from workers.cluster import INCLUDE_BLOCK, Cluster, ClusterError, RefusedSetting, free_port
 from workers.pg_conf import conf_quote, hba_address, listening_ports, unknown_settings
 from workers.spec import BuildSpec, HostSpec, Prewarm, ScenarioSpec, TrialSpec
 from workers.transport import connect
@@ -79,6 +79,20 @@ def test_the_study_settings_are_in_effect_after_start(local_transport, installed
     assert {name: shown[name] for name in STUDY_SETTINGS} == STUDY_SETTINGS
     assert cluster.psql("SHOW shared_buffers;").strip() == "64MB"
     assert shown["port"] == str(cluster.port) and cluster.is_running()
+
+
+def test_lines_appended_after_the_include_block_do_not_override_the_study_s_settings(
+    local_transport, installed_build, new_cluster
+):
+    cluster = new_cluster(local_transport, installed_build)
+    conf = posixpath.join(cluster.data_dir, "postgresql.conf")
+    appended = local_transport.get_bytes(conf) + b"shared_buffers = 16MB\n"
+    local_transport.put_bytes(appended, conf, mode=0o600)
+    cluster.configure(STUDY_SETTINGS)
+    cluster.start()
+    text = local_transport.get_bytes(conf).decode()
+    assert text.endswith(INCLUDE_BLOCK) and "shared_buffers = 16MB\n" in text
+    assert cluster.psql("SHOW shared_buffers;").strip() == "64MB" and cluster.show_all()["port"] == str(cluster.port)
 
 
 def test_a_drawn_port_that_listens_is_drawn_again_from_the_ports_that_do_not(
