@@ -101,7 +101,7 @@ for file in "$@"; do cat -- "$data/$file" || exit 4; printf '\000'; done
 """
 
 
-def free_port(busy: set[int]) -> int:
+def draw_port(busy: set[int]) -> int:
     """A port of PORT_RANGE not among busy, drawn at random."""
     rng = random.SystemRandom()
     while True:
@@ -281,10 +281,10 @@ class Cluster:
         if self.port is not None:
             self._put_server_files()
             return self.port
-        port = self.port = free_port(avoid)
+        port = self.port = draw_port(avoid)
         listening = self._put_server_files()
         if port in listening:
-            port = self.port = free_port(avoid | listening)
+            port = self.port = draw_port(avoid | listening)
             self._put_server_files()
         return port
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from workers.builds import install_build
-from workers.cluster import INCLUDE_BLOCK, Cluster, ClusterError, RefusedSetting, free_port
+from workers.cluster import INCLUDE_BLOCK, Cluster, ClusterError, RefusedSetting, draw_port
 from workers.pg_conf import conf_quote, hba_address, listening_ports, unknown_settings
 from workers.spec import BuildSpec, HostSpec, Prewarm, ScenarioSpec, TrialSpec
 from workers.transport import connect
@@ -104,9 +104,9 @@ def test_a_drawn_port_that_listens_is_drawn_again_from_the_ports_that_do_not(
 
         def draw(avoid: set[int]) -> int:
             draws.append(set(avoid))
-            return busy if len(draws) == 1 else free_port(avoid)
+            return busy if len(draws) == 1 else draw_port(avoid)
 
-        monkeypatch.setattr("workers.cluster.free_port", draw)
+        monkeypatch.setattr("workers.cluster.draw_port", draw)
         cluster = new_cluster(local_transport, installed_build)
         cluster.start()
     assert len(draws) == 2 and {busy, elsewhere} <= draws[1]  # the second draw knew every port that listened
