@@ -10,6 +10,7 @@ counted is the whole machine's):
 from __future__ import annotations
 
 import argparse
+import os
 import posixpath
 import sys
 from pathlib import Path
@@ -28,7 +29,7 @@ from workers.spec import BuildSpec, HostSpec  # noqa: E402
 def busy_s() -> float:
     """Seconds of CPU the whole machine has spent busy since boot (/proc/stat: user, nice, system, irq, softirq)."""
     user, nice, system, _idle, _iowait, irq, softirq = map(int, Path("/proc/stat").read_text().split()[1:8])
-    return (user + nice + system + irq + softirq) / 100
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
